@@ -1,0 +1,84 @@
+"""Whole games played in memory: for property tests, benchmarks and seat-filling bots.
+
+``random_game`` plays uniformly random legal moves on a ``Table`` and, when asked,
+checks at every step what any engine must honour: ``decide`` never changes the
+state, every listed legal move is accepted, notation round-trips, and replaying
+the log from scratch gives the state play arrived at.
+"""
+
+from __future__ import annotations
+
+import copy
+import pickle
+import random
+
+from referee import rng as rngmod
+from referee.games import engine as engine_by_name
+from referee.table import Table
+
+
+def new_table(game: str, players: int | list[str], options: dict | None = None,
+              seed: str = "autoplay-seed", game_id: str = "g-test") -> tuple[Table, list]:
+    """A table with its first referee steps (the deal) already settled; returns the
+    table and the whole log so far."""
+    names = players if isinstance(players, list) else [f"p{i}" for i in range(players)]
+    opts = dict(options or {})
+    stacked = any(k in opts for k in ("deck", "personality_deck", "event_deck"))
+    created = Table.created_event(game, game_id, names, opts, seed, stacked)
+    table = Table.from_created(created)
+    log = [created] + table.settle_all(seed)
+    return table, log
+
+
+def play(table: Table, seat: int, moves, seed: str, log: list | None = None) -> list:
+    """Submit a move (or a list, all or nothing) and settle what falls due."""
+    moves = moves if isinstance(moves, list) else [moves]
+    events, fork = table.propose(seat, moves)
+    table.commit(fork)
+    events += table.settle_all(seed)
+    if log is not None:
+        log += events
+    return events
+
+
+def check_step(table: Table, seat: int, legal: list[dict]) -> None:
+    """The checks every engine must pass at every position (raises AssertionError)."""
+    eng = table.engine
+    before = pickle.dumps(table.state)
+    for move in legal:
+        text = eng.format(move)
+        assert eng.parse(text) == [move], f"notation does not round-trip: {move} -> {text!r}"
+        if move["type"] == "resign":
+            continue
+        eng.decide(table.state, seat, copy.deepcopy(move))  # must not raise
+        assert pickle.dumps(table.state) == before, f"decide changed the state for {move}"
+
+
+def random_game(game: str, players: int, options: dict | None = None, seed: str = "s",
+                rnd: random.Random | None = None, max_moves: int = 20000,
+                check: bool = False, on_step=None) -> tuple[Table, list]:
+    """Play random legal moves (never resigning) until the game ends."""
+    rnd = rnd or random.Random(seed)
+    table, log = new_table(game, players, options, seed)
+    for _ in range(max_moves):
+        if table.over:
+            break
+        acting = table.to_act()
+        assert acting, f"nobody to act in a running game: {table.engine.view(table.state, 'admin')}"
+        seat = rnd.choice(acting)
+        legal = [m for m in table.engine.legal(table.state, seat) if m["type"] != "resign"]
+        assert legal, f"seat {seat} must act but has no legal move"
+        if check:
+            check_step(table, seat, legal)
+        play(table, seat, rnd.choice(legal), seed, log)
+        if on_step:
+            on_step(table, log)
+    else:
+        raise AssertionError(f"{game} did not end within {max_moves} moves")
+    if check:
+        replayed = Table.replay(log)
+        assert pickle.dumps(replayed.state) == pickle.dumps(table.state), "replay differs from play"
+    return table, log
+
+
+__all__ = ["new_table", "play", "random_game", "check_step", "rngmod"]

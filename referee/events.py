@@ -1,0 +1,79 @@
+"""Events of a game's log, their canonical JSON and the hash chain.
+
+A log is a list of events with ``seq`` 1..n and no gaps. Each event's ``hash`` is
+the SHA-256 of the canonical JSON of its other fields, ``prev`` (the previous
+event's hash) included, so changing any byte of any event breaks every hash after
+it. Canonical JSON: keys sorted, no insignificant white space, UTF-8, integers as
+integers. Anyone can recompute a hash with a dozen lines in any language.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+GENESIS = "0" * 64  # the ``prev`` of event 1
+REFEREE = "referee"  # the actor of every event the referee itself writes
+
+
+def canonical(obj) -> bytes:
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+
+
+def utcnow() -> str:
+    """The ``at`` of a new event: UTC, ISO 8601, microseconds, ``Z``."""
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+@dataclass
+class Event:
+    seq: int
+    type: str
+    actor: int | str
+    at: str
+    payload: dict
+    prev: str = GENESIS
+    hash: str = ""
+
+    def body(self) -> dict:
+        return {"seq": self.seq, "type": self.type, "actor": self.actor, "at": self.at,
+                "payload": self.payload, "prev": self.prev}
+
+    def compute_hash(self) -> str:
+        return hashlib.sha256(canonical(self.body())).hexdigest()
+
+    def sealed(self) -> Event:
+        self.hash = self.compute_hash()
+        return self
+
+    def to_dict(self) -> dict:
+        return {**self.body(), "hash": self.hash}
+
+    def to_json(self) -> str:
+        return canonical(self.to_dict()).decode()
+
+    @classmethod
+    def from_dict(cls, d: dict) -> Event:
+        return cls(seq=d["seq"], type=d["type"], actor=d["actor"], at=d["at"],
+                   payload=d["payload"], prev=d["prev"], hash=d["hash"])
+
+
+@dataclass
+class Draft:
+    """An event an engine wants written; the log gives it seq, actor, time and hash."""
+
+    type: str
+    payload: dict = field(default_factory=dict)
+
+
+def chain(drafts: list[Draft], actor, first_seq: int, prev: str, at: str | None = None) -> list[Event]:
+    """Seal drafts into events that continue a log whose last hash is ``prev``."""
+    at = at or utcnow()
+    out = []
+    for i, d in enumerate(drafts):
+        ev = Event(first_seq + i, d.type, actor, at, d.payload, prev).sealed()
+        prev = ev.hash
+        out.append(ev)
+    return out

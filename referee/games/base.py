@@ -1,0 +1,307 @@
+"""What every rules engine is: a pure *decider* over plain dataclass state.
+
+An engine knows one game's rules and nothing else: no Flask, store, clock or
+global random. The service (``referee.service``) and the in-memory ``Table``
+(``referee.table``) drive it the same way:
+
+* ``start(created)`` builds the state from the log's first event payload.
+* ``decide(state, seat, move)`` checks a player's move against the state and
+  returns the events (``Draft``) it causes, or raises ``IllegalMove`` naming the
+  rule. It never changes ``state``.
+* ``evolve(state, event)`` applies one logged event to the state. It may change
+  ``state`` in place and must return it; callers hand it a copy when they might
+  throw the result away. Replaying a game is evolving its events in order.
+* ``due(state)`` names the referee step owed now (a deal, a hand's scoring, the
+  end of the game, a reshuffle, any random draw) or None. While a step is due no
+  player may move; ``settle(state, rng)`` returns that step's events. All
+  randomness comes from ``rng`` (``referee.rng.Rng``), so an audit re-derives it.
+* ``to_act``, ``legal``, ``view``, ``redact``, ``scores`` answer questions.
+* ``parse_one`` / ``format_move``: the game's text notation, which round-trips.
+
+Resigning, the game-over checks and splitting text on ``;`` are common to every
+game and done here; engines implement the ``*_move``/``*_event`` hooks.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from referee.events import Draft, Event
+
+ADMIN = "admin"  # a viewer who sees everything (the admin token, an export)
+SPECTATOR = None  # a viewer with no seat: sees what an onlooker at the table sees
+
+Viewer = int | str | None
+
+
+class RefereeError(Exception):
+    """A refusal the client caused; carries what the problem+json answer says."""
+
+    code = "malformed"
+    status = 400
+
+    def __init__(self, detail: str, **extra):
+        super().__init__(detail)
+        self.detail = detail
+        self.extra = extra
+
+
+class MalformedMove(RefereeError):
+    """Not a move of this game at all: unknown type, bad card code, missing field."""
+
+    code, status = "malformed", 400
+
+    def __init__(self, detail: str, field: str = "move", **extra):
+        super().__init__(detail, field=field, **extra)
+
+
+class BadOptions(RefereeError):
+    """Options or players a game cannot be created with."""
+
+    code, status = "malformed", 400
+
+    def __init__(self, detail: str, field: str = "options", **extra):
+        super().__init__(detail, field=field, **extra)
+
+
+class IllegalMove(RefereeError):
+    """A well-formed move the rules do not allow now. ``rule`` is a short slug
+    naming the rule broken (``follow-suit``, ``no-moves-left``...), documented in
+    the game's docs page."""
+
+    code, status = "illegal-move", 422
+
+    def __init__(self, rule: str, detail: str, **extra):
+        super().__init__(detail, rule=rule, **extra)
+        self.rule = rule
+
+
+class NotYourTurn(RefereeError):
+    code, status = "not-your-turn", 403
+
+
+class GameOver(RefereeError):
+    code, status = "game-over", 409
+
+
+@dataclass(kw_only=True)
+class GameState:
+    """Fields every engine's state has. Engines subclass it (kw_only dataclasses)."""
+
+    players: int
+    options: dict
+    names: list[str]
+    # {winners: [seat, ...], reason: str, scores: [...]} once the game is over.
+    result: dict | None = None
+
+
+def resign_result(state: GameState, seat: int, scores: list) -> dict:
+    """Resigning ends the game for everyone (a seat cannot be left empty at the
+    table). The resigning seat loses; among the others the highest score wins, a
+    tie sharing the win. With two players that is simply the opponent."""
+    others = [s for s in range(state.players) if s != seat]
+    best = max(scores[s] for s in others)
+    winners = [s for s in others if scores[s] == best]
+    return {"winners": winners, "reason": f"seat {seat} resigned", "scores": list(scores)}
+
+
+_SPLIT = re.compile(r"[;\n]+")
+
+
+class Engine:
+    """Base class of the four engines. Subclasses set the class attributes and
+    implement the hooks below; the public methods here are what callers use."""
+
+    name: str = ""  # the contract's id, e.g. "king-of-danger"
+    title: str = ""
+    min_players: int = 2
+    max_players: int = 2
+    # Bump when the state's shape changes: cached states of older versions are
+    # then thrown away and rebuilt from the log.
+    version: int = 1
+
+    # ---- hooks an engine implements -------------------------------------------------
+
+    def setup(self, options: dict, players: int) -> dict:
+        """Validate the game's own options (an explicit ``deck`` included) and return
+        them complete, defaults filled in. Raise ``BadOptions`` naming the field.
+        ``seed`` never reaches here; ``first_dealer`` does, for card games."""
+        raise NotImplementedError
+
+    def start(self, created: dict) -> GameState:
+        """The state right after the first event. ``created`` has ``options``
+        (as ``setup`` returned them), ``seats`` ([{seat, name}]) and ``stacked``."""
+        raise NotImplementedError
+
+    def decide_move(self, state, seat: int, move: dict) -> list[Draft]:
+        """Events for a normalised, non-resign move of ``seat`` while the game runs
+        and no referee step is due. Raise ``NotYourTurn`` or ``IllegalMove``. The
+        first draft's payload gets the move itself under ``"move"`` added for you."""
+        raise NotImplementedError
+
+    def evolve_event(self, state, event: Event):
+        """Apply one event of this engine's own types (not game-created, resigned)."""
+        raise NotImplementedError
+
+    def due(self, state) -> str | None:
+        raise NotImplementedError
+
+    def settle(self, state, rng) -> list[Draft]:
+        """The events of the step ``due(state)`` names. Setting ``state.result`` is
+        done in ``evolve_event`` of the event that ends the game."""
+        raise NotImplementedError
+
+    def to_act(self, state) -> list[int]:
+        raise NotImplementedError
+
+    def legal_moves(self, state, seat: int) -> list[dict]:
+        """Every move ``seat`` may submit now, in the exact form ``normalize`` gives."""
+        raise NotImplementedError
+
+    def view(self, state, viewer: Viewer) -> dict:
+        """The game as ``viewer`` may see it: JSON-ready, nothing hidden from them
+        leaked, nothing they may see missing."""
+        raise NotImplementedError
+
+    def redact(self, event: Event, viewer: Viewer) -> dict:
+        """The payload of ``event`` as ``viewer`` may see it (same dict if nothing is
+        hidden). Called for every event a caller reads, the first one included."""
+        return event.payload
+
+    def scores(self, state) -> list:
+        """Scores by seat, as the summary shows them."""
+        raise NotImplementedError
+
+    def normalize(self, move: dict) -> dict:
+        """Check a move's shape (``type`` and fields) and return its canonical form:
+        the form ``legal_moves`` lists and the log records. Raise ``MalformedMove``."""
+        raise NotImplementedError
+
+    def parse_one(self, text: str) -> dict:
+        """One move from its text notation. Raise ``MalformedMove``."""
+        raise NotImplementedError
+
+    def format_move(self, move: dict) -> str:
+        raise NotImplementedError
+
+    def render(self, state, viewer: Viewer) -> str:
+        """The position as text for posts, e-mails and ``referee replay``."""
+        import json
+
+        return json.dumps(self.view(state, viewer), indent=1, sort_keys=True)
+
+    def describe(self, event: Event) -> str:
+        """One line saying what an event was, for ``referee replay``."""
+        p = event.payload
+        if "move" in p:
+            return f"seat {event.actor}: {self.format(p['move'])}"
+        return f"{event.actor}: {event.type}"
+
+    # ---- what callers use --------------------------------------------------------------
+
+    def decide(self, state: GameState, seat: int, move: dict) -> list[Draft]:
+        if state.result is not None:
+            raise GameOver("the game is over")
+        if not isinstance(move, dict):
+            raise MalformedMove("a move is a JSON object with a 'type'")
+        if move.get("type") == "resign":
+            if set(move) != {"type"}:
+                raise MalformedMove("resign takes no fields")
+            result = resign_result(state, seat, self.scores(state))
+            return [Draft("resigned", {"move": {"type": "resign"}, "seat": seat, "result": result})]
+        if self.due(state) is not None:
+            # The service answers 409 settling before it gets here; an in-memory
+            # caller that forgot to settle gets a clear refusal too.
+            raise IllegalMove("referee-step-due", f"the referee must first {self.due(state)}")
+        move = self.normalize(move)
+        drafts = self.decide_move(state, seat, move)
+        first = drafts[0]
+        drafts[0] = Draft(first.type, {"move": move, **first.payload})
+        return drafts
+
+    def evolve(self, state: GameState, event: Event) -> GameState:
+        if event.type == "game-created":
+            return state
+        if event.type == "resigned":
+            state.result = event.payload["result"]
+            return state
+        if event.type in ("game-aborted", "seed-revealed"):
+            # Written by the service, not the engine: an abort ends the game with
+            # no winner; the seed's reveal changes nothing in play.
+            if event.type == "game-aborted":
+                state.result = {"winners": [], "reason": event.payload.get("reason", "aborted"),
+                                "scores": self.scores(state)}
+            return state
+        return self.evolve_event(state, event)
+
+    def legal(self, state: GameState, seat: int) -> list[dict]:
+        if state.result is not None or self.due(state) is not None:
+            return []
+        return self.legal_moves(state, seat) + [{"type": "resign"}]
+
+    def acting(self, state: GameState) -> list[int]:
+        if state.result is not None or self.due(state) is not None:
+            return []
+        return self.to_act(state)
+
+    def parse(self, text: str) -> list[dict]:
+        """Several moves separated by ``;`` or new lines; blank parts are skipped."""
+        if not isinstance(text, str):
+            raise MalformedMove("text must be a string", field="text")
+        moves = []
+        for part in _SPLIT.split(text):
+            part = part.strip()
+            if not part:
+                continue
+            if part.lower() == "resign":
+                moves.append({"type": "resign"})
+            else:
+                moves.append(self.parse_one(part))
+        if not moves:
+            raise MalformedMove("no move in the text", field="text")
+        return moves
+
+    def format(self, move: dict) -> str:
+        if move.get("type") == "resign":
+            return "resign"
+        return self.format_move(move)
+
+
+def check_players(engine: Engine, players: int) -> None:
+    if not engine.min_players <= players <= engine.max_players:
+        raise BadOptions(f"{engine.title} is for {engine.min_players} to {engine.max_players} players",
+                         field="players")
+
+
+def stacked_deck(options: dict, key: str, hand: int, cards: list[str], rng) -> list[str]:
+    """The deck for hand ``hand`` (0-based): the explicit order from ``options[key]``
+    when given (one deck, or a list of decks, one per hand), else a shuffle of
+    ``cards`` by ``rng``. Validation of the explicit decks is ``check_deck``'s."""
+    given = options.get(key)
+    if given:
+        decks = given if isinstance(given[0], list) else [given]
+        if hand < len(decks):
+            return list(decks[hand])
+    return rng.shuffle(cards)
+
+
+def check_deck(options: dict, key: str, cards: list[str]) -> None:
+    """An explicit deck must be an exact permutation of ``cards`` (or a list of
+    such, one per hand). Raises ``BadOptions`` naming the field."""
+    given = options.get(key)
+    if given is None:
+        return
+    if not isinstance(given, list) or not given:
+        raise BadOptions(f"{key} must be a list of cards, top first, or a list of such lists", field=key)
+    decks = given if isinstance(given[0], list) else [given]
+    for i, deck in enumerate(decks):
+        where = f"{key}[{i}]" if decks is given else key
+        if not isinstance(deck, list) or not all(isinstance(c, str) for c in deck):
+            raise BadOptions(f"{where} must be a list of card codes", field=key)
+        if sorted(deck) != sorted(cards):
+            missing = sorted(set(cards) - set(deck))
+            extra = sorted(set(deck) - set(cards))
+            dup = sorted({c for c in deck if deck.count(c) > 1})
+            raise BadOptions(f"{where} must hold each of the {len(cards)} cards exactly once"
+                             f" (missing {missing}, unknown {extra}, repeated {dup})", field=key)

@@ -1,0 +1,175 @@
+"""A game in memory: engine, state and the tail of its log.
+
+``Table`` is the one place that turns moves and referee steps into sealed events
+and applies them. The service wraps it with a store, a cache and jobs; the audit
+replays an export through it; tests and bots play whole games on it without any
+server. Proposals never change the table: they return the events and the table
+as it would be, so a refused batch or a lost compare-and-set leaves it intact.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass
+
+from referee import rng as rngmod
+from referee.events import GENESIS, REFEREE, Draft, Event, chain
+from referee.games import engine as engine_by_name
+from referee.games.base import Engine, GameState, MalformedMove, RefereeError
+
+REVEAL_SEED = "reveal-seed"
+
+
+class Settling(RefereeError):
+    code, status = "settling", 409
+
+
+@dataclass
+class Table:
+    engine: Engine
+    state: GameState
+    seq: int
+    last_hash: str
+    game_id: str
+    seed_commitment: str
+    stacked: bool
+    aborted: bool = False
+    seed_revealed: bool = False
+
+    # ---- making and replaying ------------------------------------------------------
+
+    @staticmethod
+    def created_event(game: str, game_id: str, players: list[str], options: dict,
+                      seed: str, stacked: bool, at: str | None = None) -> Event:
+        """The first event of a new game (options validated and completed here)."""
+        eng = engine_by_name(game)
+        if not isinstance(players, list) or not all(isinstance(p, str) and p.strip() for p in players):
+            raise MalformedMove("players must be a list of names", field="players")
+        from referee.games.base import check_players
+
+        check_players(eng, len(players))
+        opts = eng.setup(dict(options or {}), len(players))
+        payload = {
+            "game": game, "id": game_id, "options": opts,
+            "seats": [{"seat": i, "name": n} for i, n in enumerate(players)],
+            "seed_commitment": rngmod.commitment(seed), "stacked": stacked,
+            "engine_version": eng.version,
+        }
+        return chain([Draft("game-created", payload)], REFEREE, 1, GENESIS, at)[0]
+
+    @classmethod
+    def from_created(cls, created: Event) -> Table:
+        p = created.payload
+        eng = engine_by_name(p["game"])
+        return cls(eng, eng.start(p), created.seq, created.hash, p["id"],
+                   p["seed_commitment"], p["stacked"])
+
+    @classmethod
+    def replay(cls, events: list[Event]) -> Table:
+        table = cls.from_created(events[0])
+        for ev in events[1:]:
+            table.apply(ev)
+        return table
+
+    # ---- questions -----------------------------------------------------------------
+
+    @property
+    def over(self) -> bool:
+        return self.state.result is not None
+
+    def due(self) -> str | None:
+        if self.over:
+            return None if self.seed_revealed else REVEAL_SEED
+        return self.engine.due(self.state)
+
+    @property
+    def status(self) -> str:
+        if self.aborted:
+            return "aborted"
+        if self.due() is not None:
+            return "settling"
+        return "finished" if self.over else "active"
+
+    def to_act(self) -> list[int]:
+        return [] if self.due() else self.engine.acting(self.state)
+
+    def scores(self) -> list:
+        return self.engine.scores(self.state)
+
+    # ---- changes -------------------------------------------------------------------
+
+    def apply(self, ev: Event) -> None:
+        """Apply an event already in the log (changes this table)."""
+        self.state = self.engine.evolve(self.state, ev)
+        if ev.type == "game-aborted":
+            self.aborted = True
+        elif ev.type == "seed-revealed":
+            self.seed_revealed = True
+        self.seq, self.last_hash = ev.seq, ev.hash
+
+    def _forked(self) -> Table:
+        return Table(**{**self.__dict__, "state": copy.deepcopy(self.state)})
+
+    def _extend(self, drafts: list[Draft], actor, at: str | None) -> tuple[list[Event], Table]:
+        fork = self._forked()
+        events = []
+        for draft in drafts:
+            ev = chain([draft], actor, fork.seq + 1, fork.last_hash, at)[0]
+            fork.apply(ev)
+            events.append(ev)
+        return events, fork
+
+    def propose(self, seat: int, moves: list[dict], at: str | None = None) -> tuple[list[Event], Table]:
+        """The events ``moves`` by ``seat`` would write, applied in order, all or
+        nothing (the first refusal raises and nothing is kept)."""
+        if not isinstance(moves, list) or not moves:
+            raise MalformedMove("moves must be a non-empty list", field="moves")
+        fork, events = self._forked(), []
+        for i, move in enumerate(moves):
+            if fork.due() is not None and not fork.over:
+                raise Settling(f"the referee must first {fork.due()}; try again in a moment",
+                               index=i)
+            try:
+                drafts = fork.engine.decide(fork.state, seat, move)
+            except RefereeError as err:
+                if len(moves) > 1:
+                    err.extra.setdefault("index", i)
+                raise
+            new, fork = fork._extend(drafts, seat, at)
+            events += new
+        return events, fork
+
+    def propose_step(self, seed: str | None, at: str | None = None) -> tuple[list[Event], Table]:
+        """The events of the referee step now due ([] if none). ``seed`` may be None
+        when the step draws nothing at random; a step that does then raises
+        ``SeedUnavailable``."""
+        step = self.due()
+        if step is None:
+            return [], self
+        if step == REVEAL_SEED:
+            if seed is None:
+                raise rngmod.SeedUnavailable("the seed is needed to reveal it")
+            drafts = [Draft("seed-revealed", {"seed": seed})]
+        else:
+            drafts = self.engine.settle(self.state, rngmod.Rng(seed, self.seq + 1))
+            if not drafts:
+                raise RuntimeError(f"{self.engine.name}: step {step!r} wrote no event")
+        return self._extend(drafts, REFEREE, at)
+
+    def propose_abort(self, reason: str, at: str | None = None) -> tuple[list[Event], Table]:
+        return self._extend([Draft("game-aborted", {"reason": reason, "by": "admin"})], REFEREE, at)
+
+    def settle_all(self, seed: str | None, at: str | None = None, limit: int = 1000) -> list[Event]:
+        """Run every due referee step now (the in-process way); changes the table."""
+        out = []
+        for _ in range(limit):
+            events, fork = self.propose_step(seed, at)
+            if not events:
+                return out
+            self.__dict__.update(fork.__dict__)
+            out += events
+        raise RuntimeError("referee steps did not come to rest")
+
+    def commit(self, fork: Table) -> None:
+        """Take on a proposal's result once its events are safely in the log."""
+        self.__dict__.update(fork.__dict__)

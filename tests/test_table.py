@@ -1,0 +1,56 @@
+import pytest
+
+from referee.autoplay import new_table, play, random_game
+from referee.games.base import GameOver, IllegalMove, NotYourTurn
+from referee.table import Table
+from tests.toy_engine import install
+
+install()
+
+
+def test_first_step_is_dealt_and_chain_links():
+    table, log = new_table("toy-nim", 2, seed="abc")
+    assert [e.seq for e in log] == [1, 2]
+    assert log[1].prev == log[0].hash and log[1].compute_hash() == log[1].hash
+    assert table.status == "active" and table.to_act() == [0]
+
+
+def test_same_seed_same_deal_other_seed_other_deal():
+    a = new_table("toy-nim", 2, seed="abc")[1][1].payload
+    b = new_table("toy-nim", 2, seed="abc")[1][1].payload
+    c = new_table("toy-nim", 2, seed="abd")[1][1].payload
+    assert a == b and a != c
+
+
+def test_refused_batch_changes_nothing():
+    table, log = new_table("toy-nim", 2, seed="abc")
+    before = (table.seq, table.last_hash, table.state.pile)
+    with pytest.raises(NotYourTurn):
+        table.propose(0, [{"type": "take", "n": 1}, {"type": "take", "n": 1}])
+    assert (table.seq, table.last_hash, table.state.pile) == before
+
+
+def test_illegal_move_names_rule_and_index():
+    table, _ = new_table("toy-nim", 2, seed="abc")
+    table.state.pile = 4
+    with pytest.raises(IllegalMove) as err:
+        table.propose(0, [{"type": "take", "n": 1}, {"type": "take", "n": 3}])
+    assert err.value.rule == "pile-too-small" and err.value.extra["index"] == 1
+    assert table.state.pile == 4 and table.state.turn == 0
+
+
+def test_game_ends_and_seed_is_revealed_and_replays():
+    table, log = random_game("toy-nim", 3, seed="xyz", check=True)
+    assert table.over and table.status == "finished"
+    assert log[-1].type == "seed-revealed" and log[-1].payload["seed"] == "xyz"
+    replayed = Table.replay(log)
+    assert replayed.state == table.state and replayed.last_hash == table.last_hash
+    with pytest.raises(GameOver):
+        table.propose(0, [{"type": "take", "n": 1}])
+
+
+def test_resign_ends_the_game_for_the_others():
+    table, log = new_table("toy-nim", 2, seed="abc")
+    play(table, 1, {"type": "resign"}, "abc", log)
+    assert table.state.result["winners"] == [0]
+    assert table.status == "finished"
