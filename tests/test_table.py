@@ -32,11 +32,11 @@ def test_refused_batch_changes_nothing():
 
 def test_illegal_move_names_rule_and_index():
     table, _ = new_table("toy-nim", 2, seed="abc")
-    table.state.pile = 4
+    table.state.pile = 2
     with pytest.raises(IllegalMove) as err:
-        table.propose(0, [{"type": "take", "n": 1}, {"type": "take", "n": 3}])
-    assert err.value.rule == "pile-too-small" and err.value.extra["index"] == 1
-    assert table.state.pile == 4 and table.state.turn == 0
+        table.propose(0, [{"type": "take", "n": 3}, {"type": "take", "n": 1}])
+    assert err.value.rule == "pile-too-small" and err.value.extra["index"] == 0
+    assert table.state.pile == 2 and table.state.turn == 0
 
 
 def test_game_ends_and_seed_is_revealed_and_replays():
