@@ -1,0 +1,316 @@
+"""King of Danger: the referee's rules engine (2 to 5 players).
+
+Phases of a hand: ``deal`` (a referee step) -> ``play`` (tricks, each resolved
+by the move that completes it) -> ``score`` (a referee step adding the trackers to
+the scores) -> ``deal`` again, or ``end`` (a referee step writing the result).
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field
+
+from referee.events import Draft, Event
+from referee.games.base import (
+    ADMIN,
+    BadOptions,
+    Engine,
+    GameState,
+    IllegalMove,
+    NotYourTurn,
+    Viewer,
+    check_deck,
+    check_players,
+    stacked_deck,
+)
+from referee.games.king_of_danger import notation, text
+from referee.games.king_of_danger.cards import DECK, in_order, is_wizard, suit_of
+from referee.games.king_of_danger.deal import deal
+from referee.games.king_of_danger.trick import (
+    TRACKER_START,
+    only_kings,
+    trackers_after,
+    winner,
+)
+
+DEAL, PLAY, SCORE, END = "deal", "play", "score", "end"
+DEFAULT_TARGET = 31
+MAX_TARGET = 1000
+OPTIONS = ("target", "first_dealer", "deck")
+
+
+@dataclass(kw_only=True)
+class KingOfDangerState(GameState):
+    stacked: bool = False
+    phase: str = DEAL
+    hands_dealt: int = 0
+    dealer: int = 0
+    hands: list[list[str]] = field(default_factory=list)
+    # Two players only: four stacks a seat; face_up[s][k] lies on face_down[s][k].
+    face_up: list[list[str | None]] = field(default_factory=list)
+    face_down: list[list[str | None]] = field(default_factory=list)
+    leftovers: list[str] = field(default_factory=list)
+    leader: int = 0
+    trick: list[list] = field(default_factory=list)  # [[seat, card], ...] in play order
+    trick_suit: str | None = None
+    tricks: list[dict] = field(default_factory=list)  # this hand's finished tricks
+    trackers: list[int] = field(default_factory=list)
+    scores: list[int] = field(default_factory=list)
+
+
+class KingOfDanger(Engine):
+    name = "king-of-danger"
+    title = "King of Danger"
+    min_players, max_players = 2, 5
+
+    # ---- making a game -----------------------------------------------------------
+
+    def setup(self, options: dict, players: int) -> dict:
+        check_players(self, players)
+        unknown = sorted(set(options) - set(OPTIONS))
+        if unknown:
+            raise BadOptions(f"unknown option(s) {unknown}; King of Danger takes"
+                             f" {', '.join(OPTIONS)}", field=unknown[0])
+        target = options.get("target", DEFAULT_TARGET)
+        if type(target) is not int or not 1 <= target <= MAX_TARGET:
+            raise BadOptions(f"target must be a whole number from 1 to {MAX_TARGET}",
+                             field="target")
+        first_dealer = options.get("first_dealer", 0)
+        if type(first_dealer) is not int or not 0 <= first_dealer < players:
+            raise BadOptions(f"first_dealer must be a seat from 0 to {players - 1}",
+                             field="first_dealer")
+        check_deck(options, "deck", list(DECK))
+        out = {"target": target, "first_dealer": first_dealer}
+        if options.get("deck") is not None:
+            out["deck"] = copy.deepcopy(options["deck"])
+        return out
+
+    def start(self, created: dict) -> KingOfDangerState:
+        n = len(created["seats"])
+        return KingOfDangerState(
+            players=n, options=created["options"], names=[s["name"] for s in created["seats"]],
+            stacked=bool(created.get("stacked")), dealer=created["options"]["first_dealer"],
+            trackers=[TRACKER_START] * n, scores=[0] * n)
+
+    # ---- referee steps -------------------------------------------------------------
+
+    def due(self, state: KingOfDangerState) -> str | None:
+        if state.result is not None:
+            return None
+        return {DEAL: "deal", SCORE: "score-hand", END: "end-game"}.get(state.phase)
+
+    def settle(self, state: KingOfDangerState, rng) -> list[Draft]:
+        step = self.due(state)
+        if step == "deal":
+            deck = stacked_deck(state.options, "deck", state.hands_dealt, list(DECK), rng)
+            return [Draft("hand-dealt", {"hand": state.hands_dealt + 1, "dealer": state.dealer,
+                                         **deal(deck, state.dealer, state.players)})]
+        if step == "score-hand":
+            totals = [s + t for s, t in zip(state.scores, state.trackers, strict=True)]
+            return [Draft("hand-scored", {"hand": state.hands_dealt,
+                                          "trackers": list(state.trackers), "scores": totals})]
+        if step == "end-game":
+            top = max(state.scores)
+            seat = state.scores.index(top)
+            reason = (f"{state.names[seat]} has the highest score, {top}, after hand"
+                      f" {state.hands_dealt} (target {state.options['target']})")
+            return [Draft("game-ended", {"result": {"winners": [seat], "reason": reason,
+                                                    "scores": list(state.scores)}})]
+        return []
+
+    # ---- moves ---------------------------------------------------------------------
+
+    def normalize(self, move: dict) -> dict:
+        return notation.normalize(move)
+
+    def parse_one(self, text_: str) -> dict:
+        return notation.parse_one(text_)
+
+    def format_move(self, move: dict) -> str:
+        return notation.format_move(move)
+
+    def _next(self, state: KingOfDangerState) -> int:
+        return (state.leader + len(state.trick)) % state.players
+
+    def to_act(self, state: KingOfDangerState) -> list[int]:
+        return [self._next(state)] if state.phase == PLAY else []
+
+    def playable(self, state: KingOfDangerState, seat: int) -> list[str]:
+        """The cards ``seat`` may choose from: its hand, and with two players the
+        face-up cards on its side of the table."""
+        table = [c for c in state.face_up[seat] if c] if state.face_up else []
+        return in_order(state.hands[seat] + table)
+
+    def _names_suit(self, state: KingOfDangerState, card: str) -> bool:
+        # A Wizard names the trick suit when it is the first non-King of the trick.
+        return is_wizard(card) and state.trick_suit is None
+
+    def _follows(self, state: KingOfDangerState, card: str, playable: list[str]) -> bool:
+        suit = state.trick_suit
+        return (suit is None or suit_of(card) == suit
+                or not any(suit_of(c) == suit for c in playable))
+
+    def legal_moves(self, state: KingOfDangerState, seat: int) -> list[dict]:
+        if seat not in self.to_act(state):
+            return []
+        playable = self.playable(state, seat)
+        moves = []
+        for card in playable:
+            if not self._follows(state, card, playable):
+                continue
+            if self._names_suit(state, card):
+                moves += [{"type": "play", "card": card, "suit": s} for s in ("walls", "cannons")]
+            else:
+                moves.append({"type": "play", "card": card})
+        return moves
+
+    def decide_move(self, state: KingOfDangerState, seat: int, move: dict) -> list[Draft]:
+        if seat not in self.to_act(state):
+            raise NotYourTurn(f"it is seat {self._next(state)}'s turn to play"
+                              if state.phase == PLAY else "no card is to be played now")
+        card = move["card"]
+        playable = self.playable(state, seat)
+        if card not in playable:
+            # The same answer whether the card is face down under your own stack,
+            # in another hand, set aside or played: a refusal must not tell where.
+            raise IllegalMove("not-your-card", f"{card} is not among the cards you may play")
+        names = self._names_suit(state, card)
+        if names and "suit" not in move:
+            raise IllegalMove("name-the-suit", f"{card} leads the trick's suit: name walls or"
+                              f" cannons, e.g. 'play {card} walls'")
+        if not names and "suit" in move:
+            raise IllegalMove("suit-already-named", f"the trick suit is already"
+                              f" {state.trick_suit}: play {card} without naming a suit")
+        if not self._follows(state, card, playable):
+            raise IllegalMove("follow-suit", f"this is a {state.trick_suit} trick and you have"
+                              f" {state.trick_suit} to play")
+        played = {"seat": seat, "card": card, "from": "hand"}
+        if "suit" in move:
+            played["suit"] = move["suit"]
+        if card not in state.hands[seat]:
+            played["from"] = "table"
+            under = state.face_down[seat][state.face_up[seat].index(card)]
+            if under is not None:
+                played["revealed"] = under
+        drafts = [Draft("card-played", played)]
+        cards = [list(p) for p in state.trick] + [[seat, card]]
+        if len(cards) < state.players:
+            return drafts
+        number_ = len(state.tricks) + 1
+        if only_kings(cards):
+            drafts.append(Draft("trick-set-aside", {"trick": number_, "cards": cards,
+                                                    "leader": state.leader}))
+            return drafts
+        suit = state.trick_suit or move.get("suit") or suit_of(card)
+        won_by, by = winner(cards, suit)
+        drafts.append(Draft("trick-won", {
+            "trick": number_, "cards": cards, "suit": suit, "winner": won_by, "by": by,
+            "trackers": trackers_after(state.trackers, cards, suit, won_by)}))
+        return drafts
+
+    # ---- applying events -------------------------------------------------------------
+
+    def evolve_event(self, state: KingOfDangerState, event: Event) -> KingOfDangerState:
+        p = copy.deepcopy(event.payload)  # the state must never share lists with the log
+        if event.type == "hand-dealt":
+            state.hands_dealt = p["hand"]
+            state.dealer = p["dealer"]
+            state.hands = p["hands"]
+            state.leftovers = p["leftovers"]
+            state.face_up = p.get("face_up", [])
+            state.face_down = p.get("face_down", [])
+            state.leader = (state.dealer + 1) % state.players
+            state.trick, state.trick_suit, state.tricks = [], None, []
+            state.phase = PLAY
+        elif event.type == "card-played":
+            seat, card = p["seat"], p["card"]
+            if p["from"] == "hand":
+                state.hands[seat].remove(card)
+            else:
+                k = state.face_up[seat].index(card)
+                state.face_up[seat][k] = state.face_down[seat][k]
+                state.face_down[seat][k] = None
+            state.trick.append([seat, card])
+            if state.trick_suit is None:
+                state.trick_suit = p.get("suit") or suit_of(card)
+        elif event.type == "trick-won":
+            state.tricks.append({"cards": p["cards"], "suit": p["suit"], "winner": p["winner"],
+                                 "by": p["by"]})
+            state.trackers = p["trackers"]
+            state.leader = p["winner"]
+            self._trick_done(state)
+        elif event.type == "trick-set-aside":
+            state.tricks.append({"cards": p["cards"], "suit": None, "winner": None,
+                                 "by": "set-aside"})
+            state.leader = p["leader"]
+            self._trick_done(state)
+        elif event.type == "hand-scored":
+            state.scores = p["scores"]
+            state.hands, state.face_up, state.face_down = [], [], []
+            state.leftovers, state.trick, state.tricks = [], [], []
+            top = max(state.scores)
+            if top >= state.options["target"] and state.scores.count(top) == 1:
+                state.phase = END
+            else:
+                state.phase = DEAL
+                state.dealer = (state.dealer + 1) % state.players
+        elif event.type == "game-ended":
+            state.result = p["result"]
+        else:
+            raise ValueError(f"king-of-danger: unknown event type {event.type!r}")
+        return state
+
+    def _trick_done(self, state: KingOfDangerState) -> None:
+        state.trick, state.trick_suit = [], None
+        if not any(state.hands) and not any(c for up in state.face_up for c in up):
+            state.phase = SCORE
+
+    # ---- what each viewer sees ---------------------------------------------------------
+
+    def scores(self, state: KingOfDangerState) -> list:
+        return list(state.scores)
+
+    def view(self, state: KingOfDangerState, viewer: Viewer) -> dict:
+        n = state.players
+        out = {
+            "game": self.name, "players": list(state.names), "stacked": state.stacked,
+            "target": state.options["target"], "phase": state.phase,
+            "hand_number": state.hands_dealt, "dealer": state.dealer,
+            "trackers": list(state.trackers), "scores": list(state.scores),
+            "leftovers": list(state.leftovers),
+            "hand_sizes": [len(h) for h in state.hands] if state.hands else [0] * n,
+            "leader": state.leader if state.phase == PLAY else None,
+            "trick": {"cards": copy.deepcopy(state.trick), "suit": state.trick_suit},
+            "tricks": copy.deepcopy(state.tricks),
+            "played": [c for t in state.tricks for _, c in t["cards"]]
+                      + [c for _, c in state.trick],
+            "to_act": self.acting(state), "result": copy.deepcopy(state.result),
+        }
+        if n == 2:
+            out["face_up"] = copy.deepcopy(state.face_up)
+            out["covered"] = [[c is not None for c in down] for down in state.face_down]
+        if isinstance(viewer, int) and not isinstance(viewer, bool) and 0 <= viewer < n:
+            out["seat"] = viewer
+            out["hand"] = in_order(state.hands[viewer]) if state.hands else []
+        elif viewer == ADMIN:
+            out["hands"] = [in_order(h) for h in state.hands]
+            if n == 2:
+                out["face_down"] = copy.deepcopy(state.face_down)
+        return out
+
+    def redact(self, event: Event, viewer: Viewer) -> dict:
+        if event.type != "hand-dealt" or viewer == ADMIN:
+            return event.payload
+        p = event.payload
+        out = {k: v for k, v in p.items() if k not in ("hands", "face_down")}
+        out["hands"] = [list(h) if s == viewer else None for s, h in enumerate(p["hands"])]
+        out["hand_sizes"] = [len(h) for h in p["hands"]]
+        if "face_down" in p:
+            out["face_down"] = [[None] * len(down) for down in p["face_down"]]
+        return out
+
+    def render(self, state: KingOfDangerState, viewer: Viewer) -> str:
+        return text.render(self.view(state, viewer))
+
+    def describe(self, event: Event) -> str:
+        return text.describe(event)
