@@ -1,0 +1,148 @@
+"""The JSON shapes of the public API (CONTRACT.md), as marshmallow schemas.
+
+They validate request bodies and describe every request and answer in the
+OpenAPI document. Engine-specific parts (a move, a view) are open objects here:
+each game's docs page describes them.
+"""
+
+from marshmallow import RAISE, Schema, fields, validate
+
+GAMES = ["king-of-danger", "castle-danger", "king-of-the-castle", "kings-keys"]
+
+
+class Strict(Schema):
+    class Meta:
+        unknown = RAISE
+
+
+class CreateGame(Strict):
+    game = fields.String(required=True, validate=validate.OneOf(GAMES),
+                         metadata={"description": "which game"})
+    players = fields.List(fields.String(validate=validate.Length(min=1, max=100)), required=True,
+                          validate=validate.Length(min=1, max=16),
+                          metadata={"description": "names, clockwise from seat 0"})
+    options = fields.Dict(keys=fields.String(), load_default=dict,
+                          metadata={"description": "the game's options, plus seed, deck..."})
+
+
+class Seat(Schema):
+    seat = fields.Integer()
+    name = fields.String()
+    token = fields.String(metadata={"description": "bearer token acting as this seat: shown once"})
+
+
+class GameCreated(Schema):
+    id = fields.String()
+    game = fields.String()
+    options = fields.Dict()
+    version = fields.Integer()
+    status = fields.String()
+    seats = fields.List(fields.Nested(Seat))
+    admin_token = fields.String(metadata={"description": "manages the game and sees everything: shown once"})
+    seed_commitment = fields.String(metadata={"description": "SHA-256 of the shuffle seed, revealed at the end"})
+
+
+class Result(Schema):
+    winners = fields.List(fields.Integer())
+    reason = fields.String()
+    scores = fields.List(fields.Raw())
+
+
+class Summary(Schema):
+    id = fields.String()
+    game = fields.String()
+    options = fields.Dict()
+    status = fields.String(metadata={"description": "active, settling, finished or aborted"})
+    version = fields.Integer()
+    to_act = fields.List(fields.Integer())
+    players = fields.List(fields.String())
+    scores = fields.List(fields.Raw())
+    result = fields.Nested(Result, allow_none=True)
+    stacked = fields.Boolean()
+
+
+class ViewArgs(Strict):
+    at = fields.Integer(metadata={"description": "the position after event N"})
+
+
+class View(Schema):
+    id = fields.String()
+    version = fields.Integer()
+    status = fields.String()
+    to_act = fields.List(fields.Integer())
+    seat = fields.Integer(allow_none=True)
+    viewer = fields.String(metadata={"description": "seat, spectator or admin"})
+    result = fields.Nested(Result, allow_none=True)
+    view = fields.Dict(metadata={"description": "the game's own view, see its docs page"})
+    text = fields.String(metadata={"description": "the position as text, for posts and e-mails"})
+
+
+class Legal(Schema):
+    seat = fields.Integer()
+    version = fields.Integer()
+    moves = fields.List(fields.Dict())
+
+
+class MoveRequest(Strict):
+    move = fields.Dict(metadata={"description": "one move"})
+    moves = fields.List(fields.Dict(), metadata={"description": "several, all or nothing"})
+    text = fields.String(metadata={"description": "moves in the game's notation, ; or new lines between"})
+    expected_version = fields.Integer(metadata={"description": "refuse with 409 unless the game is at this version"})
+
+
+class EventOut(Schema):
+    seq = fields.Integer()
+    type = fields.String()
+    actor = fields.Raw(metadata={"description": "a seat number or \"referee\""})
+    at = fields.String()
+    payload = fields.Dict()
+    prev = fields.String()
+    hash = fields.String()
+
+
+class MoveResult(Schema):
+    version = fields.Integer()
+    events = fields.List(fields.Nested(EventOut))
+
+
+class EventsArgs(Strict):
+    after = fields.Integer(load_default=0, validate=validate.Range(min=0))
+    limit = fields.Integer(load_default=100, validate=validate.Range(min=1, max=1000))
+
+
+class Events(Schema):
+    version = fields.Integer()
+    events = fields.List(fields.Nested(EventOut))
+
+
+class AbortRequest(Strict):
+    reason = fields.String(load_default="aborted by the organiser", validate=validate.Length(max=500))
+
+
+class AuditError(Schema):
+    seq = fields.Integer(allow_none=True)
+    code = fields.String()
+    detail = fields.String()
+
+
+class AuditReport(Schema):
+    valid = fields.Boolean()
+    events = fields.Integer()
+    first_error = fields.Nested(AuditError, allow_none=True)
+    chain = fields.String(metadata={"description": "ok or broken"})
+    seed = fields.String(metadata={"description": "verified, unrevealed or mismatch"})
+    result = fields.Dict(allow_none=True)
+    status = fields.String()
+
+
+class Problem(Schema):
+    type = fields.String()
+    title = fields.String()
+    status = fields.Integer()
+    detail = fields.String()
+    code = fields.String(metadata={"description": "malformed, unauthenticated, not-your-seat, not-your-turn, "
+                                                  "no-such-game, version-conflict, game-over, settling, "
+                                                  "illegal-move, ..."})
+    rule = fields.String(metadata={"description": "for illegal-move: the rule broken"})
+    field = fields.String(metadata={"description": "for malformed: the field at fault"})
+    current_version = fields.Integer()

@@ -1,0 +1,1 @@
+"""RQ jobs of the referee (run by `referee worker`)."""

@@ -1,0 +1,35 @@
+"""The Flask app: the contract's endpoints, problem+json refusals, OpenAPI and docs."""
+
+from __future__ import annotations
+
+from flask import Flask
+from flask_smorest import Api
+
+import referee
+from referee.api import problems
+from referee.api.ops import ops
+from referee.api.routes import blp
+
+
+def create_app(service=None, config=None) -> Flask:
+    from referee.config import build_service
+
+    app = Flask("referee")
+    app.config.update(
+        API_TITLE="castle-referee", API_VERSION=referee.__version__, OPENAPI_VERSION="3.0.3",
+        OPENAPI_URL_PREFIX="/", OPENAPI_JSON_PATH="openapi.json",
+        OPENAPI_SWAGGER_UI_PATH="docs", OPENAPI_SWAGGER_UI_URL="/docs-assets/",
+        MAX_CONTENT_LENGTH=64 * 1024 * 1024, JSON_SORT_KEYS=False,
+        API_SPEC_OPTIONS={
+            "info": {"description": "An event-sourced referee for King of Danger, Castle Danger, "
+                                    "King of the Castle and King's Keys. Every refusal is "
+                                    "application/problem+json with a `code`."},
+            "components": {"securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}}},
+        },
+    )
+    app.extensions["referee"] = service or build_service(config)
+    api = Api(app)
+    api.register_blueprint(blp)
+    app.register_blueprint(ops)
+    problems.install(app)  # after Api: our problem+json handlers replace its JSON ones
+    return app

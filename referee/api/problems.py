@@ -1,0 +1,80 @@
+"""Every refusal as application/problem+json (RFC 9457), with the contract's ``code``."""
+
+from __future__ import annotations
+
+import logging
+
+from flask import Flask, jsonify
+from marshmallow import ValidationError
+from werkzeug.exceptions import HTTPException
+
+from referee import metrics
+from referee.games.base import RefereeError
+
+log = logging.getLogger("referee.api")
+
+TITLES = {
+    "malformed": "Malformed request", "unauthenticated": "Unauthenticated",
+    "not-your-seat": "Not your seat", "not-your-turn": "Not your turn",
+    "no-such-game": "No such game", "version-conflict": "Version conflict",
+    "game-over": "Game over", "illegal-move": "Illegal move", "settling": "Referee step due",
+    "forbidden": "Forbidden", "idempotency-key-reused": "Idempotency key reused",
+    "not-found": "Not found", "method-not-allowed": "Method not allowed",
+    "too-large": "Request too large", "internal": "Internal error",
+    "unsupported-media-type": "Unsupported media type",
+}
+
+HTTP_CODES = {404: "not-found", 405: "method-not-allowed", 413: "too-large",
+              415: "unsupported-media-type", 401: "unauthenticated"}
+
+
+def problem(status: int, code: str, detail: str, **extra):
+    body = {"type": f"https://castle-referee.invalid/problems/{code}",
+            "title": TITLES.get(code, code.replace("-", " ").capitalize()),
+            "status": status, "detail": detail, "code": code, **extra}
+    metrics.refusals.labels(code).inc()
+    resp = jsonify(body)
+    resp.status_code = status
+    resp.mimetype = "application/problem+json"
+    if status == 401:
+        resp.headers["WWW-Authenticate"] = 'Bearer realm="castle-referee"'
+    return resp
+
+
+def first_field(messages, prefix="") -> tuple[str, str]:
+    """The first field named in marshmallow's error messages, and its message."""
+    if isinstance(messages, dict):
+        for key, sub in messages.items():
+            if key == "_schema":
+                return first_field(sub, prefix)
+            return first_field(sub, f"{prefix}.{key}" if prefix else str(key))
+    if isinstance(messages, list) and messages:
+        return first_field(messages[0], prefix) if not isinstance(messages[0], str) else (prefix or "body", messages[0])
+    return prefix or "body", str(messages)
+
+
+def install(app: Flask) -> None:
+    @app.errorhandler(RefereeError)
+    def referee_error(err: RefereeError):
+        extra = {k: v for k, v in err.extra.items() if v is not None}
+        return problem(err.status, err.code, err.detail, **extra)
+
+    @app.errorhandler(ValidationError)
+    def validation_error(err: ValidationError):
+        field, msg = first_field(err.messages)
+        return problem(400, "malformed", f"{field}: {msg}", field=field)
+
+    @app.errorhandler(HTTPException)
+    def http_error(err: HTTPException):
+        code = HTTP_CODES.get(err.code, "malformed" if err.code == 400 else "internal")
+        messages = getattr(err, "data", {}).get("messages") if hasattr(err, "data") else None
+        if messages:  # webargs' validation errors, reported on the field they name
+            for location in messages.values():
+                field, msg = first_field(location)
+                return problem(400, "malformed", f"{field}: {msg}", field=field)
+        return problem(err.code or 500, code, err.description or err.name)
+
+    @app.errorhandler(Exception)
+    def unexpected(err: Exception):
+        log.exception("unexpected error")
+        return problem(500, "internal", "the referee failed on this request; the log shows whether anything was recorded")

@@ -1,0 +1,152 @@
+"""The contract's endpoints under /v1 (see CONTRACT.md and /openapi.json)."""
+
+from __future__ import annotations
+
+import time
+
+from flask import Response, current_app, request
+from flask_smorest import Blueprint
+
+import schemas as s
+from referee import metrics
+from referee.service import Caller, GameService, Unauthenticated
+
+blp = Blueprint("games", __name__, url_prefix="/v1",
+                description="Create games, submit moves, read views and logs, audit exports")
+
+AUTH = [{"bearer": []}]
+
+
+def service() -> GameService:
+    return current_app.extensions["referee"]
+
+
+def bearer() -> str | None:
+    header = request.headers.get("Authorization")
+    if header is None:
+        return None
+    scheme, _, token = header.partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        raise Unauthenticated("use the header Authorization: Bearer <token>")
+    return token.strip()
+
+
+def caller(game_id: str) -> Caller:
+    return service().caller(game_id, bearer())
+
+
+def timed(endpoint: str):
+    def wrap(fn):
+        def inner(*a, **kw):
+            start = time.perf_counter()
+            try:
+                return fn(*a, **kw)
+            finally:
+                metrics.requests.labels(endpoint).observe(time.perf_counter() - start)
+        inner.__name__ = fn.__name__
+        inner.__doc__ = fn.__doc__
+        return inner
+    return wrap
+
+
+@blp.route("/games", methods=["POST"])
+@blp.arguments(s.CreateGame)
+@blp.response(201, s.GameCreated)
+@timed("create")
+def create_game(args):
+    """Create a game: seats with their tokens, the admin token, the seed commitment.
+
+    Options: the game's own (see CONTRACT.md), plus `seed` (a reproducible private
+    game) or an explicit deck order, either of which marks the game `stacked`."""
+    created = service().create(args["game"], args["players"], args["options"])
+    metrics.games_created.labels(args["game"]).inc()
+    return created
+
+
+@blp.route("/games/<game_id>", methods=["GET"])
+@blp.response(200, s.Summary)
+@timed("summary")
+def summary(game_id):
+    """The public summary: status, version, whose move, scores, result."""
+    return service().summary(game_id)
+
+
+@blp.route("/games/<game_id>/view", methods=["GET"])
+@blp.arguments(s.ViewArgs, location="query")
+@blp.response(200, s.View)
+@blp.doc(security=AUTH)
+@timed("view")
+def view(args, game_id):
+    """The game as the caller may see it; `?at=N` for the position after event N."""
+    return service().view(game_id, caller(game_id), args.get("at"))
+
+
+@blp.route("/games/<game_id>/legal", methods=["GET"])
+@blp.response(200, s.Legal)
+@blp.doc(security=AUTH)
+@timed("legal")
+def legal(game_id):
+    """Every move the caller's seat may submit now, in the form POST .../moves takes."""
+    return service().legal(game_id, caller(game_id))
+
+
+@blp.route("/games/<game_id>/moves", methods=["POST"])
+@blp.arguments(s.MoveRequest)
+@blp.response(201, s.MoveResult)
+@blp.doc(security=AUTH, parameters=[{"in": "header", "name": "Idempotency-Key", "required": False,
+                                     "schema": {"type": "string"},
+                                     "description": "a retry with the same key gets the first answer "
+                                                    "and appends nothing"}])
+@timed("moves")
+def moves(args, game_id):
+    """Submit a move, several (all or nothing) or text in the game's notation."""
+    who = caller(game_id)
+    return service().submit(game_id, who, args, request.headers.get("Idempotency-Key"))
+
+
+@blp.route("/games/<game_id>/events", methods=["GET"])
+@blp.arguments(s.EventsArgs, location="query")
+@blp.response(200, s.Events)
+@blp.doc(security=AUTH)
+@timed("events")
+def events(args, game_id):
+    """The log as the caller may see it, from `after` (exclusive), at most `limit` events."""
+    return service().events(game_id, caller(game_id), args["after"], args["limit"])
+
+
+@blp.route("/games/<game_id>/export", methods=["GET"])
+@blp.doc(security=AUTH, responses={"200": {"description": "the whole log, JSON Lines",
+                                           "content": {"application/jsonl": {"schema": {"type": "string"}}}}})
+@timed("export")
+def export(game_id):
+    """The whole log, nothing hidden: for the admin token, and anyone once the game is over."""
+    body = service().export(game_id, caller(game_id))
+    return Response(body, mimetype="application/jsonl",
+                    headers={"Content-Disposition": f'attachment; filename="{game_id}.jsonl"'})
+
+
+@blp.route("/games/<game_id>/abort", methods=["POST"])
+@blp.arguments(s.AbortRequest)
+@blp.response(201, s.MoveResult)
+@blp.doc(security=AUTH)
+@timed("abort")
+def abort(args, game_id):
+    """End a game with no winner (admin token only)."""
+    return service().abort(game_id, caller(game_id), args["reason"])
+
+
+@blp.route("/audit", methods=["POST"])
+@blp.response(200, s.AuditReport)
+@blp.doc(requestBody={"required": True, "description": "an exported log",
+                      "content": {"application/jsonl": {"schema": {"type": "string"}}}})
+@timed("audit")
+def audit(*_):
+    """Verify an exported log: chain, every move, every referee event, the seed."""
+    try:
+        text = request.get_data(as_text=False).decode("utf-8")
+    except UnicodeDecodeError:
+        text = None
+    if text is None:
+        return {"valid": False, "events": 0, "chain": "broken", "seed": "unrevealed", "result": None,
+                "first_error": {"seq": None, "code": "malformed", "detail": "the body is not UTF-8"}}
+    return service().audit(text)

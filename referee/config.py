@@ -1,0 +1,33 @@
+"""Configuration: from arguments, else the environment, else embedded defaults."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+DEFAULT_STORE = "sqlite:///referee.db"
+
+
+@dataclass
+class Config:
+    store: str = DEFAULT_STORE
+    # "inline" runs referee jobs in the process that made them due; a redis:// URL
+    # sends them to RQ for `referee worker`.
+    queue: str = "inline"
+
+    @classmethod
+    def load(cls, store: str | None = None, queue: str | None = None) -> Config:
+        store = store or os.environ.get("REFEREE_STORE") or DEFAULT_STORE
+        queue = queue or os.environ.get("REFEREE_QUEUE")
+        if not queue:
+            queue = store if store.startswith(("redis://", "rediss://", "unix://")) else "inline"
+        return cls(store, queue)
+
+
+def build_service(config: Config | None = None):
+    from referee.queue import make_queue
+    from referee.service import GameService
+    from referee.store import open_store
+
+    config = config or Config.load()
+    return GameService(open_store(config.store), make_queue(config.queue))

@@ -1,0 +1,9 @@
+"""Prometheus metrics (prometheus_client: the standard exposition, and gunicorn's
+multi-process mode when PROMETHEUS_MULTIPROC_DIR is set)."""
+
+from prometheus_client import Counter, Histogram
+
+moves = Counter("referee_moves_accepted_total", "Moves accepted", ["game"])
+refusals = Counter("referee_refusals_total", "Requests refused", ["code"])
+requests = Histogram("referee_request_seconds", "Time to answer a request", ["endpoint"])
+games_created = Counter("referee_games_created_total", "Games created", ["game"])

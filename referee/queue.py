@@ -1,0 +1,70 @@
+"""Where referee jobs go: run in-process (embedded mode) or onto RQ.
+
+A job only names the game; it re-reads the log and does whatever step is due,
+appending compare-and-set. So a job enqueued twice, retried after a crash, or
+run by two workers at once appends each step exactly once.
+"""
+
+from __future__ import annotations
+
+import logging
+
+log = logging.getLogger("referee.jobs")
+
+QUEUE_NAME = "referee"
+
+
+class InlineQueue:
+    """Embedded mode: the step runs at once, in the caller's process."""
+
+    def bind(self, service) -> None:
+        self.service = service
+
+    def enqueue_settle(self, game_id: str, seq: int, kick: bool = False) -> None:
+        try:
+            self.service.settle(game_id)
+        except Exception:  # the game stays "settling"; the next read retries it
+            log.exception("referee step for game %s failed", game_id)
+
+
+class RQQueue:
+    """Jobs for `referee worker`, through RQ on Redis."""
+
+    def __init__(self, url: str):
+        import redis
+        from rq import Queue
+
+        self.redis = redis.Redis.from_url(url)
+        self.rq = Queue(QUEUE_NAME, connection=self.redis)
+
+    def bind(self, service) -> None:
+        self.service = service
+
+    def enqueue_settle(self, game_id: str, seq: int, kick: bool = False) -> None:
+        from rq import Retry
+        from rq.job import Job, JobStatus
+        from rq.exceptions import NoSuchJobError
+
+        job_id = f"settle-{game_id}-{seq}"
+        if kick:
+            # Readers of a settling game call this often; look at most every few
+            # seconds, and leave a job that is still waiting or running alone.
+            if not self.redis.set(f"{{g:{game_id}}}:kick", 1, nx=True, ex=3):
+                return
+            try:
+                status = Job.fetch(job_id, connection=self.redis).get_status()
+                if status in (JobStatus.QUEUED, JobStatus.STARTED, JobStatus.SCHEDULED,
+                              JobStatus.DEFERRED):
+                    return
+            except NoSuchJobError:
+                pass
+            job_id = f"{job_id}-k{self.redis.incr(f'{{g:{game_id}}}:kicks')}"
+        self.rq.enqueue("workers.jobs.settle", game_id, job_id=job_id,
+                        retry=Retry(max=5, interval=[1, 2, 5, 10, 30]),
+                        description=f"settle game {game_id}", result_ttl=600, failure_ttl=86400)
+
+
+def make_queue(url: str):
+    if url == "inline":
+        return InlineQueue()
+    return RQQueue(url)

@@ -1,0 +1,437 @@
+"""GameService: the one place that loads a game, checks the caller, asks the
+engine, appends and enqueues what is due.
+
+The API, the CLI, the mail gateway and the workers all come through here; none
+of them touches a store or an engine directly.
+
+Validating a move costs the same at event 10 and event 10,000: the table after
+the last event is kept in memory (and, with Redis, as a snapshot beside the log
+for other processes), and only the events appended since (usually none) are read
+and applied before deciding.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import pickle
+import secrets
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass
+
+import referee
+from referee import audit as auditmod
+from referee.events import Event, canonical, utcnow
+from referee.games import engine as engine_by_name
+from referee.games.base import ADMIN, MalformedMove, RefereeError
+from referee.store import Conflict, DuplicateRequest, GameRecord, Snapshot, Store
+from referee.table import Settling, Table
+
+DECK_OPTIONS = ("deck", "personality_deck", "event_deck")
+
+
+# ---- refusals the service itself makes (engines make the rest) ------------------------
+
+class NoSuchGame(RefereeError):
+    code, status = "no-such-game", 404
+
+
+class Unauthenticated(RefereeError):
+    code, status = "unauthenticated", 401
+
+
+class NotYourSeat(RefereeError):
+    code, status = "not-your-seat", 403
+
+
+class VersionConflict(RefereeError):
+    code, status = "version-conflict", 409
+
+
+class IdempotencyMismatch(RefereeError):
+    code, status = "idempotency-key-reused", 422
+
+
+class Forbidden(RefereeError):
+    code, status = "forbidden", 403
+
+
+@dataclass(frozen=True)
+class Caller:
+    """Who is asking: a seat number, ADMIN, or None (a spectator, no token)."""
+
+    viewer: int | str | None
+    token_hash: str = ""
+
+    @property
+    def seat(self) -> int | None:
+        return self.viewer if isinstance(self.viewer, int) else None
+
+
+def token_hash(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def new_token() -> str:
+    return secrets.token_urlsafe(24)
+
+
+def new_game_id() -> str:
+    return secrets.token_urlsafe(9).replace("-", "x").replace("_", "y")
+
+
+class GameService:
+    def __init__(self, store: Store, queue=None, cache_size: int = 2048, max_retries: int = 8):
+        from referee.queue import InlineQueue
+
+        self.store = store
+        self.queue = queue or InlineQueue()
+        self.queue.bind(self)
+        self.cache: OrderedDict[str, Table] = OrderedDict()
+        self.cache_size = cache_size
+        self.max_retries = max_retries
+        self._locks = [threading.RLock() for _ in range(64)]
+        self._cache_lock = threading.Lock()
+
+    def _lock(self, game_id: str) -> threading.RLock:
+        return self._locks[hash(game_id) % len(self._locks)]
+
+    # ---- games -------------------------------------------------------------------
+
+    def create(self, game: str, players: list[str], options: dict | None = None) -> dict:
+        if not isinstance(game, str):
+            raise MalformedMove("game must be a string", field="game")
+        options = dict(options or {})
+        if not isinstance(options, dict):
+            raise MalformedMove("options must be an object", field="options")
+        seed = options.pop("seed", None)
+        if seed is not None and (not isinstance(seed, str) or not seed):
+            raise MalformedMove("seed must be a non-empty string", field="options.seed")
+        stacked = seed is not None or any(options.get(k) is not None for k in DECK_OPTIONS)
+        seed = seed or secrets.token_hex(32)
+        game_id = new_game_id()
+        created = Table.created_event(game, game_id, players, options, seed, stacked)
+        table = Table.from_created(created)
+        seats = [{"seat": i, "name": n, "token": new_token()} for i, n in enumerate(players)]
+        admin = new_token()
+        tokens = {token_hash(s["token"]): s["seat"] for s in seats} | {token_hash(admin): ADMIN}
+        record = GameRecord(game_id, game, created.at, list(players), tokens, seed,
+                            status=table.status, version=1)
+        self.store.create(record, created)
+        self._remember(game_id, table)
+        self.queue.enqueue_settle(game_id, table.seq)
+        return {"id": game_id, "game": game, "options": self._public_options(table, ADMIN),
+                "version": 1, "status": table.status, "seats": seats, "admin_token": admin,
+                "seed_commitment": table.seed_commitment}
+
+    def record(self, game_id: str) -> GameRecord:
+        rec = self.store.record(game_id) if isinstance(game_id, str) else None
+        if rec is None:
+            raise NoSuchGame(f"no game {game_id!r}")
+        return rec
+
+    def caller(self, game_id: str, token: str | None) -> Caller:
+        """The caller a bearer token makes; no token is a spectator."""
+        rec = self.record(game_id)
+        if token is None:
+            return Caller(None)
+        presented = token_hash(token)
+        found = None
+        for stored, who in rec.tokens.items():  # every one compared, in constant time
+            if hmac.compare_digest(stored, presented):
+                found = who
+        if found is None:
+            raise Unauthenticated("the token is not one of this game's")
+        return Caller(found, presented)
+
+    # ---- loading: cache, snapshot, log -------------------------------------------------
+
+    def _code(self, table_or_engine) -> str:
+        eng = getattr(table_or_engine, "engine", table_or_engine)
+        return f"{referee.__version__}:{eng.name}:{eng.version}"
+
+    def _remember(self, game_id: str, table: Table) -> None:
+        with self._cache_lock:
+            self.cache[game_id] = table
+            self.cache.move_to_end(game_id)
+            while len(self.cache) > self.cache_size:
+                self.cache.popitem(last=False)
+
+    def forget(self, game_id: str | None = None) -> None:
+        """Drop cached tables (one game, or all): they are rebuilt from the log."""
+        with self._cache_lock:
+            if game_id is None:
+                self.cache.clear()
+            else:
+                self.cache.pop(game_id, None)
+
+    def load(self, game_id: str) -> Table:
+        """The table after the log's last event. Call with the game's lock held."""
+        self.record(game_id)
+        with self._cache_lock:
+            table = self.cache.get(game_id)
+        if table is None:
+            table = self._from_snapshot(game_id)
+        if table is None:
+            table = Table.replay(self.store.events(game_id))
+        else:
+            for ev in self.store.events(game_id, after=table.seq):
+                table.apply(ev)
+        self._remember(game_id, table)
+        return table
+
+    def _from_snapshot(self, game_id: str) -> Table | None:
+        snap = self.store.snapshot(game_id)
+        if snap is None:
+            return None
+        try:
+            fields = pickle.loads(snap.blob)
+            eng = engine_by_name(fields.pop("game"))
+            if snap.code != self._code(eng):
+                return None
+            table = Table(engine=eng, **fields)
+        except Exception:  # a stale or damaged cache is rebuilt, never trusted
+            return None
+        return table if table.seq == snap.seq else None
+
+    def _snapshot(self, table: Table) -> Snapshot | None:
+        if not self.store.keeps_snapshots:
+            return None
+        fields = {k: v for k, v in table.__dict__.items() if k != "engine"}
+        fields["game"] = table.engine.name
+        return Snapshot(table.seq, self._code(table), pickle.dumps(fields))
+
+    # ---- reading ------------------------------------------------------------------
+
+    def _public_options(self, table: Table, viewer) -> dict:
+        opts = dict(table.state.options)
+        if viewer != ADMIN and not table.over:
+            for k in DECK_OPTIONS:
+                if opts.get(k) is not None:
+                    opts[k] = "hidden until the game ends"
+        return opts
+
+    def summary(self, game_id: str) -> dict:
+        rec = self.record(game_id)
+        with self._lock(game_id):
+            table = self.load(game_id)
+        self._kick(game_id, table)
+        return {"id": game_id, "game": rec.game, "options": self._public_options(table, None),
+                "status": table.status, "version": table.seq, "to_act": table.to_act(),
+                "players": rec.players, "scores": table.scores(), "result": table.state.result,
+                "stacked": table.stacked}
+
+    def view(self, game_id: str, caller: Caller, at: int | None = None) -> dict:
+        with self._lock(game_id):
+            table = self.load(game_id)
+            if at is not None:
+                if not isinstance(at, int) or not 1 <= at <= table.seq:
+                    raise MalformedMove(f"at must be an event number from 1 to {table.seq}", field="at")
+                if at < table.seq:
+                    table = Table.replay(self.store.events(game_id, limit=at))
+            body = table.engine.view(table.state, caller.viewer)
+            return {"id": game_id, "version": table.seq, "status": table.status,
+                    "to_act": table.to_act(), "seat": caller.seat,
+                    "viewer": "admin" if caller.viewer == ADMIN else
+                    ("spectator" if caller.viewer is None else "seat"),
+                    "result": table.state.result, "view": body,
+                    "text": table.engine.render(table.state, caller.viewer)}
+
+    def legal(self, game_id: str, caller: Caller) -> dict:
+        if caller.seat is None:
+            raise NotYourSeat("only a seat's token has legal moves")
+        with self._lock(game_id):
+            table = self.load(game_id)
+            moves = table.engine.legal(table.state, caller.seat) if table.due() is None else []
+            return {"seat": caller.seat, "version": table.seq, "moves": moves}
+
+    def _redact(self, table: Table, ev: Event, viewer) -> dict:
+        out = ev.to_dict()
+        if viewer == ADMIN or (table.over and table.seed_revealed):
+            return out
+        payload = table.engine.redact(ev, viewer)
+        if ev.type == "game-created":
+            payload = {**payload, "options": self._public_options(table, viewer)}
+        out["payload"] = payload
+        return out
+
+    def events(self, game_id: str, caller: Caller, after: int = 0, limit: int = 100) -> dict:
+        if not isinstance(after, int) or after < 0:
+            raise MalformedMove("after must be a whole number", field="after")
+        if not isinstance(limit, int) or not 1 <= limit <= 1000:
+            raise MalformedMove("limit must be from 1 to 1000", field="limit")
+        with self._lock(game_id):
+            table = self.load(game_id)
+        evs = self.store.events(game_id, after=after, limit=limit)
+        return {"version": table.seq,
+                "events": [self._redact(table, ev, caller.viewer) for ev in evs]}
+
+    def export(self, game_id: str, caller: Caller) -> str:
+        with self._lock(game_id):
+            table = self.load(game_id)
+        if caller.viewer != ADMIN and not (table.over and table.seed_revealed):
+            raise Forbidden("the export shows every hidden card: the admin token's, or anyone's "
+                            "once the game is over")
+        return "".join(line + "\n" for line in self.store.raw_events(game_id))
+
+    def games(self, status: str | None = None) -> list[dict]:
+        return self.store.games(status)
+
+    # ---- writing ------------------------------------------------------------------
+
+    def submit(self, game_id: str, caller: Caller, body: dict, idempotency_key: str | None = None) -> dict:
+        """Apply a move, a batch (all or nothing) or text; returns {version, events}."""
+        if caller.seat is None:
+            raise NotYourSeat("moves are made with a seat's token")
+        moves, expected = self._moves_from(game_id, body)
+        idem = None
+        if idempotency_key is not None:
+            if not isinstance(idempotency_key, str) or not 1 <= len(idempotency_key) <= 200:
+                raise MalformedMove("Idempotency-Key must be 1 to 200 characters", field="Idempotency-Key")
+            key = f"{caller.token_hash}:{idempotency_key}"
+            fingerprint = hashlib.sha256(canonical(body)).hexdigest()
+            earlier = self.store.answer(game_id, key)
+            if earlier is not None:
+                return self._replayed(earlier, fingerprint)
+            idem = (key, fingerprint)
+        for _ in range(self.max_retries):
+            with self._lock(game_id):
+                table = self.load(game_id)
+                if expected is not None and expected != table.seq:
+                    raise VersionConflict(f"the game is at version {table.seq}, not {expected}",
+                                          current_version=table.seq)
+                if table.due() is not None and not table.over:
+                    self._kick(game_id, table)
+                    raise Settling(f"the referee must first {table.due()}; try again in a moment",
+                                   current_version=table.seq)
+                events, fork = table.propose(caller.seat, moves, at=utcnow())
+                answer = {"version": fork.seq,
+                          "events": [self._redact(fork, ev, caller.viewer) for ev in events]}
+                stored = {"fingerprint": idem[1], "answer": answer} if idem else None
+                try:
+                    self.store.append(game_id, table.seq, events, status=fork.status,
+                                      idem=(idem[0], stored) if idem else None,
+                                      snapshot=self._snapshot(fork))
+                except Conflict as lost:
+                    # Another process appended first. With expected_version the client
+                    # asked for exactly that version: tell it. Otherwise decide again.
+                    self.forget(game_id)
+                    if expected is not None:
+                        raise VersionConflict("another move was accepted first",
+                                              current_version=lost.current) from None
+                    continue
+                except DuplicateRequest as dup:
+                    self.forget(game_id)
+                    return self._replayed(dup.answer, idem[1])
+                table.commit(fork)
+            from referee import metrics
+
+            metrics.moves.labels(table.engine.name).inc(len(moves))
+            if fork.due() is not None:
+                self.queue.enqueue_settle(game_id, fork.seq)
+            return answer
+        raise VersionConflict("the game is too busy; try again", current_version=table.seq)
+
+    def _replayed(self, stored: dict, fingerprint: str) -> dict:
+        if stored["fingerprint"] != fingerprint:
+            raise IdempotencyMismatch("this Idempotency-Key was used for a different request")
+        return stored["answer"]
+
+    def _moves_from(self, game_id: str, body) -> tuple[list[dict], int | None]:
+        if not isinstance(body, dict):
+            raise MalformedMove("the body must be a JSON object", field="body")
+        given = [k for k in ("move", "moves", "text") if k in body]
+        if len(given) != 1:
+            raise MalformedMove("give exactly one of move, moves or text", field="body")
+        unknown = set(body) - {"move", "moves", "text", "expected_version"}
+        if unknown:
+            raise MalformedMove(f"unknown field(s): {', '.join(sorted(unknown))}", field=sorted(unknown)[0])
+        expected = body.get("expected_version")
+        if expected is not None and (not isinstance(expected, int) or isinstance(expected, bool)):
+            raise MalformedMove("expected_version must be an integer", field="expected_version")
+        kind = given[0]
+        if kind == "move":
+            moves = [body["move"]]
+        elif kind == "moves":
+            moves = body["moves"]
+            if not isinstance(moves, list) or not moves:
+                raise MalformedMove("moves must be a non-empty list", field="moves")
+        else:
+            rec = self.record(game_id)
+            moves = engine_by_name(rec.game).parse(body["text"])
+        for m in moves:
+            if not isinstance(m, dict):
+                raise MalformedMove("each move is a JSON object with a type", field=kind)
+        return moves, expected
+
+    def abort(self, game_id: str, caller: Caller, reason: str = "aborted by the organiser") -> dict:
+        if caller.viewer != ADMIN:
+            raise Forbidden("only the admin token may abort a game")
+        if not isinstance(reason, str) or len(reason) > 500:
+            raise MalformedMove("reason must be a string of at most 500 characters", field="reason")
+        with self._lock(game_id):
+            table = self.load(game_id)
+            if table.over:
+                from referee.games.base import GameOver
+
+                raise GameOver("the game is already over")
+            events, fork = table.propose_abort(reason, at=utcnow())
+            try:
+                self.store.append(game_id, table.seq, events, status=fork.status,
+                                  snapshot=self._snapshot(fork))
+            except Conflict as lost:
+                self.forget(game_id)
+                raise VersionConflict("the game moved on; try again", current_version=lost.current) from None
+            table.commit(fork)
+        self.queue.enqueue_settle(game_id, fork.seq)
+        return {"version": fork.seq, "events": [ev.to_dict() for ev in events]}
+
+    # ---- the referee's own steps ---------------------------------------------------
+
+    def settle(self, game_id: str) -> int:
+        """Run every referee step due now, each appended compare-and-set: a job run
+        twice, retried, or racing another worker appends each step once. Returns how
+        many events this call appended."""
+        written = 0
+        for _ in range(10000):
+            with self._lock(game_id):
+                table = self.load(game_id)
+                if table.due() is None:
+                    return written
+                seed = self.record(game_id).seed
+                events, fork = table.propose_step(seed, at=utcnow())
+                try:
+                    self.store.append(game_id, table.seq, events, status=fork.status,
+                                      snapshot=self._snapshot(fork))
+                except Conflict:
+                    self.forget(game_id)
+                    continue
+                table.commit(fork)
+                written += len(events)
+        raise RuntimeError(f"game {game_id}: referee steps did not come to rest")
+
+    def _kick(self, game_id: str, table: Table) -> None:
+        """A game found settling gets its job (again): the queue drops duplicates, and
+        a job lost with a killed worker is thereby redone."""
+        if table.due() is not None:
+            self.queue.enqueue_settle(game_id, table.seq, kick=True)
+
+    def sweep(self) -> int:
+        """Enqueue the step of every game left settling (run when a worker starts)."""
+        n = 0
+        for row in self.store.games(status="settling", limit=100000):
+            self.queue.enqueue_settle(row["id"], row["version"], kick=True)
+            n += 1
+        return n
+
+    # ---- audit ------------------------------------------------------------------------
+
+    @staticmethod
+    def audit(text: str) -> dict:
+        return auditmod.audit(text)
+
+
+def dumps(obj) -> str:
+    return json.dumps(obj, sort_keys=True)

@@ -1,0 +1,107 @@
+"""Where logs live: one small interface, a SQLite and a Redis recorder behind it.
+
+A store keeps, per game, the append-only event log, the game's record (which
+game, seat-token hashes, the secret seed, status and version) and the answers to
+idempotent requests. ``append`` is the only write to a running game and is a
+compare-and-set on the log's length: it writes every event (and the request's
+answer, and the cached state) or, if another writer got there first, nothing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from referee.events import Event
+
+
+class Conflict(Exception):
+    """Another writer appended first; ``current`` is the log's length now."""
+
+    def __init__(self, current: int):
+        super().__init__(f"the log is at {current}")
+        self.current = current
+
+
+class DuplicateRequest(Exception):
+    """The idempotency key was recorded by a concurrent request; ``answer`` is its."""
+
+    def __init__(self, answer: dict):
+        super().__init__("idempotency key already used")
+        self.answer = answer
+
+
+@dataclass
+class GameRecord:
+    id: str
+    game: str
+    created_at: str
+    players: list[str]
+    tokens: dict[str, int | str]  # sha256(token) -> seat number or "admin"
+    seed: str
+    status: str = "settling"
+    version: int = 1
+    extra: dict = field(default_factory=dict)
+
+    def to_dict(self) -> dict:
+        return dict(self.__dict__)
+
+    @classmethod
+    def from_dict(cls, d: dict) -> GameRecord:
+        return cls(**d)
+
+
+@dataclass
+class Snapshot:
+    """A cached state: pickled table at ``seq``, valid only for ``code`` (the
+    referee's and the engine's versions), else thrown away and rebuilt."""
+
+    seq: int
+    code: str
+    blob: bytes
+
+
+class Store:
+    # Whether the store keeps a cached state beside the log for other processes.
+    keeps_snapshots = False
+
+    def create(self, record: GameRecord, first: Event) -> None: ...
+
+    def record(self, game_id: str) -> GameRecord | None: ...
+
+    def events(self, game_id: str, after: int = 0, limit: int | None = None) -> list[Event]: ...
+
+    def raw_events(self, game_id: str) -> list[str]:
+        """The log exactly as stored, one canonical JSON text per event."""
+        ...
+
+    def append(self, game_id: str, expected: int, events: list[Event], *, status: str,
+               idem: tuple[str, dict] | None = None, snapshot: Snapshot | None = None) -> None:
+        """Append if the log's length is ``expected``; else raise ``Conflict``. With
+        ``idem`` (key, answer), record the answer in the same atomic write, raising
+        ``DuplicateRequest`` if that key is already recorded."""
+        ...
+
+    def answer(self, game_id: str, key: str) -> dict | None:
+        """The recorded answer for an idempotency key, if any."""
+        ...
+
+    def snapshot(self, game_id: str) -> Snapshot | None:
+        return None
+
+    def games(self, status: str | None = None, limit: int = 1000) -> list[dict]: ...
+
+    def ping(self) -> bool: ...
+
+    def close(self) -> None: ...
+
+
+def open_store(url: str) -> Store:
+    if url.startswith("sqlite://"):
+        from referee.store.sqlite import SqliteStore
+
+        return SqliteStore(url.removeprefix("sqlite://"))
+    if url.startswith(("redis://", "rediss://", "unix://")):
+        from referee.store.redis import RedisStore
+
+        return RedisStore(url)
+    raise ValueError(f"unknown store {url!r}: use sqlite:///PATH or redis://HOST:PORT/DB")

@@ -1,0 +1,21 @@
+"""The referee's background jobs. Each one re-reads the log and acts only if its
+step is still due, so duplicates and retries are harmless."""
+
+from __future__ import annotations
+
+_service = None
+
+
+def service():
+    """The service of this worker process, configured from REFEREE_STORE/REFEREE_QUEUE."""
+    global _service
+    if _service is None:
+        from referee.config import build_service
+
+        _service = build_service()
+    return _service
+
+
+def settle(game_id: str) -> int:
+    """Deal, score a hand, end the game, reveal the seed: whatever is due."""
+    return service().settle(game_id)
