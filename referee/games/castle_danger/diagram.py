@@ -1,0 +1,98 @@
+"""The position as text for posts and e-mails, and one-line event descriptions.
+
+Each seat sees its own half at the bottom (seat 1's diagram is seat 0's turned
+half a turn round); spectators and the admin see seat 0's orientation.
+"""
+
+from __future__ import annotations
+
+from referee.games.castle_danger import board
+
+LEGEND = ("K King  Z Wizard  B Builder  C Cannon  ' fired  ? hidden  # wall  "
+          "* fire  o portal  ~ river  : sand  . grass")
+EDITION_TITLES = {"10th": "10th Anniversary edition", "3rd": "3rd edition"}
+
+
+def _cell(view: dict, sq: str) -> str:
+    letter = [c[0] for c in view["colours"]]
+    piece = view["pieces"].get(sq)
+    if piece:
+        if piece["kind"] == "?":
+            return f"{letter[piece['owner']]}?"
+        mark = "?" if piece["hidden"] else ""
+        fired = "'" if piece["fired"] else ""
+        return f"{letter[piece['owner']]}{mark}{piece['kind']}{fired}"
+    if sq in view["walls"]:
+        return "#"
+    if sq in view["fire"]:
+        return f"*{letter[view['fire'][sq]]}"
+    if sq in view["portals"]:
+        return "o"
+    return {"river": "~", "sand": ":", "grass": "."}[board.terrain(sq)]
+
+
+def _supply(view: dict, seat: int) -> str:
+    s = view["supply"][seat]
+    text = f"{view['colours'][seat].capitalize()}: Z {s['Z']}  B {s['B']}  C {s['C']}"
+    if s["hidden_on_board"]:
+        text += (f" (and {s['hidden_on_board']} hidden on the board)" if s["exact"]
+                 else f" (less {s['hidden_on_board']} hidden on the board)")
+    return text
+
+
+def render(view: dict, names: list[str], viewer) -> str:
+    files = list(board.FILES)
+    ranks = list(board.RANKS)[::-1]
+    if viewer == 1:
+        files, ranks = files[::-1], ranks[::-1]
+    head = "    " + "".join(f"{f:<4}" for f in files).rstrip()
+    title = f"Castle Danger, {EDITION_TITLES[view['edition']]}"
+    if view["variant"] == "hidden-danger":
+        title += ", Hidden Danger"
+    lines = [title]
+    seat = view["turn"]
+    who = f"{view['colours'][seat].capitalize()} (seat {seat}, {names[seat]})"
+    if view["result"] is not None:
+        lines.append(f"Game over: {view['result']['reason']}")
+    else:
+        limit = f" of {view['turn_limit']}" if view["turn_limit"] else ""
+        left = view["moves_left"]
+        lines.append(f"Turn {view['turns'][seat] + 1}{limit} of {who}: "
+                     f"{left} move{'' if left == 1 else 's'} left")
+    lines += ["", head]
+    for r in ranks:
+        cells = "".join(f"{_cell(view, f'{f}{r}'):<4}" for f in files)
+        lines.append(f"{r}   {cells}{r}")
+    lines += [head, "", "Supply  " + "   ".join(_supply(view, s) for s in (0, 1))
+              + f"   Walls: {view['wall_pile']}", LEGEND]
+    return "\n".join(lines) + "\n"
+
+
+def describe(event) -> str:
+    p, kind, who = event.payload, event.type, f"seat {event.actor}"
+    if kind in ("piece-added", "piece-smuggled"):
+        piece = board.NAMES.get(p.get("piece"), "a hidden piece")
+        verb = "adds" if kind == "piece-added" else "smuggles"
+        return f"{who} {verb} {piece} on {p['at']} ({p['cost']} moves)"
+    if kind == "piece-moved":
+        return f"{who} moves {p['from']}-{p['to']}"
+    if kind == "wall-built":
+        return f"{who} builds a wall on {p['at']}"
+    if kind == "wall-demolished":
+        return f"{who} demolishes the wall on {p['at']}"
+    if kind == "cannon-fired":
+        hit = p["hit"]
+        what = "nothing"
+        if hit:
+            what = "a wall" if hit["kind"] == "W" else \
+                f"seat {hit['owner']}'s {board.NAMES.get(hit['kind'], 'hidden piece')}"
+        return f"{who} fires {p['from']} at {p['at']} ({p['cost']} moves), hitting {what}"
+    if kind == "piece-revealed":
+        return f"{who} reveals seat {p['owner']}'s {board.NAMES[p['piece']]} on {p['at']} ({p['cost']} moves)"
+    if kind == "turn-ended":
+        return f"{who} ends turn {p['turn']} ({p['unused']} moves unused)"
+    if kind == "turn-begun":
+        return f"seat {p['seat']} begins turn {p['turn']} with {p['moves']} moves"
+    if kind in ("game-won", "game-drawn", "resigned"):
+        return f"game over: {p['result']['reason']}"
+    return f"{event.actor}: {kind}"

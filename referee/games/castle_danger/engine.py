@@ -1,0 +1,241 @@
+"""Castle Danger's engine: turns, events, what each viewer sees."""
+
+from __future__ import annotations
+
+import copy
+
+from referee.events import Draft, Event
+from referee.games.base import ADMIN, BadOptions, Engine, NotYourTurn
+from referee.games.castle_danger import actions, board, diagram, notation
+from referee.games.castle_danger.state import (
+    CastleState,
+    initial,
+    moves_for,
+    on_board,
+    opponent,
+)
+
+EDITIONS = ("10th", "3rd")
+VARIANTS = ("standard", "hidden-danger")
+# The first player's colour (the second has the other one).
+FIRST_COLOUR = {"10th": "blue", "3rd": "red"}
+ACTION_EVENTS = ("piece-added", "piece-smuggled", "piece-moved", "wall-built",
+                 "wall-demolished", "cannon-fired", "piece-revealed")
+
+
+def colours(options: dict) -> list[str]:
+    first = FIRST_COLOUR[options["edition"]]
+    return [first, "red" if first == "blue" else "blue"]
+
+
+def sees_hidden(viewer, owner: int) -> bool:
+    return viewer == ADMIN or viewer == owner
+
+
+class CastleDanger(Engine):
+    name = "castle-danger"
+    title = "Castle Danger"
+    min_players = max_players = 2
+
+    # ---- options and start -------------------------------------------------------
+
+    def setup(self, options: dict, players: int) -> dict:
+        allowed = {"edition", "variant", "turn_limit"}
+        unknown = sorted(set(options) - allowed)
+        if unknown:
+            raise BadOptions(f"Castle Danger has no option {unknown[0]!r} (it is played without "
+                             f"cards or dice); options: {', '.join(sorted(allowed))}",
+                             field=unknown[0])
+        edition = options.get("edition", "10th")
+        if edition not in EDITIONS:
+            raise BadOptions("edition is '10th' (blue first) or '3rd' (red first)", field="edition")
+        variant = options.get("variant", "standard")
+        if variant not in VARIANTS:
+            raise BadOptions("variant is 'standard' or 'hidden-danger'", field="variant")
+        limit = options.get("turn_limit")
+        if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
+            raise BadOptions("turn_limit is null or a positive number of turns per player",
+                             field="turn_limit")
+        return {"edition": edition, "variant": variant, "turn_limit": limit}
+
+    def start(self, created: dict) -> CastleState:
+        seats = created["seats"]
+        return initial(len(seats), created["options"], [s["name"] for s in seats])
+
+    # ---- moves -------------------------------------------------------------------
+
+    def normalize(self, move: dict) -> dict:
+        return notation.normalize(move)
+
+    def parse_one(self, text: str) -> dict:
+        return notation.parse_one(text)
+
+    def format_move(self, move: dict) -> str:
+        return notation.format_move(move)
+
+    def decide_move(self, state: CastleState, seat: int, move: dict) -> list[Draft]:
+        if seat != state.turn:
+            raise NotYourTurn(f"it is seat {state.turn}'s turn")
+        if move["type"] == "end":
+            return self._pass_turn(state, seat)
+        kind, payload = actions.CHECKS[move["type"]](state, seat, move)
+        drafts = [Draft(kind, payload)]
+        hit = payload.get("hit")
+        if hit and hit["kind"] == "K":
+            after = self._after(state, drafts)
+            result = {"winners": [seat],
+                      "reason": f"seat {seat}'s Cannon on {payload['from']} hit seat "
+                                f"{hit['owner']}'s King on {payload['at']}",
+                      "scores": self.scores(after)}
+            drafts.append(Draft("game-won", {"result": result}))
+        elif payload["cost"] == state.moves_left:
+            drafts += self._pass_turn(self._after(state, drafts), seat)
+        return drafts
+
+    def _after(self, state: CastleState, drafts: list[Draft]) -> CastleState:
+        after = copy.deepcopy(state)
+        for d in drafts:
+            after = self.evolve_event(after, Event(0, d.type, state.turn, "", d.payload))
+        return after
+
+    def _pass_turn(self, state: CastleState, seat: int) -> list[Draft]:
+        """The turn of ``seat`` ends (its unused moves are lost); the next begins, or
+        the turn limit makes the game a draw."""
+        finished = list(state.turns)
+        finished[seat] += 1
+        drafts = [Draft("turn-ended", {"seat": seat, "turn": finished[seat],
+                                       "unused": state.moves_left})]
+        limit = state.options["turn_limit"]
+        if limit is not None and min(finished) >= limit:
+            result = {"winners": [0, 1],
+                      "reason": f"draw: both players have played the turn limit of {limit} turns",
+                      "scores": self.scores(state)}
+            drafts.append(Draft("game-drawn", {"result": result}))
+            return drafts
+        nxt = opponent(seat)
+        drafts.append(Draft("turn-begun", {
+            "seat": nxt, "turn": finished[nxt] + 1, "moves": moves_for(state, nxt),
+            "fire_out": sorted(sq for sq, owner in state.fire.items() if owner == nxt)}))
+        return drafts
+
+    # ---- events ------------------------------------------------------------------
+
+    def evolve_event(self, state: CastleState, event: Event) -> CastleState:
+        p, kind = event.payload, event.type
+        if kind in ACTION_EVENTS:
+            state.moves_left -= p["cost"]
+            state.actions += 1
+        if kind in ("piece-added", "piece-smuggled"):
+            state.pieces[p["at"]] = {"owner": p["seat"], "kind": p["piece"],
+                                     "hidden": kind == "piece-smuggled", "fired": False}
+            state.supply[p["seat"]][p["piece"]] -= 1
+        elif kind == "piece-moved":
+            state.pieces[p["to"]] = state.pieces.pop(p["from"])
+        elif kind == "wall-built":
+            state.walls = sorted([*state.walls, p["at"]])
+            state.wall_pile -= 1
+        elif kind == "wall-demolished":
+            state.walls = [w for w in state.walls if w != p["at"]]
+            state.wall_pile += 1
+        elif kind == "cannon-fired":
+            self._land(state, p)
+        elif kind == "piece-revealed":
+            state.pieces[p["at"]]["hidden"] = False
+            if p["owner"] != p["seat"]:
+                state.reveals += 1
+        elif kind == "turn-ended":
+            state.turns[p["seat"]] = p["turn"]
+        elif kind == "turn-begun":
+            seat = p["seat"]
+            state.turn, state.moves_left = seat, p["moves"]
+            state.actions = state.reveals = 0
+            state.fire = {sq: s for sq, s in state.fire.items() if sq not in p["fire_out"]}
+            for piece in state.pieces.values():
+                if piece["owner"] == seat:
+                    piece["fired"] = False
+        elif kind in ("game-won", "game-drawn"):
+            state.result = p["result"]
+        else:
+            raise ValueError(f"castle-danger: unknown event {kind!r}")
+        return state
+
+    @staticmethod
+    def _land(state: CastleState, p: dict) -> None:
+        state.pieces[p["from"]]["fired"] = True
+        at = p["at"]
+        if at in state.walls:
+            state.walls = [w for w in state.walls if w != at]
+            state.wall_pile += 1
+        elif at in state.pieces:
+            piece = state.pieces.pop(at)
+            if piece["kind"] in board.SUPPLY:
+                state.supply[piece["owner"]][piece["kind"]] += 1
+        if p["fire"]:
+            state.fire[at] = p["seat"]
+
+    def due(self, state: CastleState) -> None:
+        return None
+
+    def settle(self, state, rng):
+        raise RuntimeError("Castle Danger has no referee steps")
+
+    # ---- questions ---------------------------------------------------------------
+
+    def to_act(self, state: CastleState) -> list[int]:
+        return [state.turn]
+
+    def legal_moves(self, state: CastleState, seat: int) -> list[dict]:
+        if seat != state.turn:
+            return []
+        return actions.available(state, seat)
+
+    def scores(self, state: CastleState) -> list[int]:
+        """Pieces (King, Wizards, Builders, Cannons) each player has on the board."""
+        return [on_board(state, s) for s in range(state.players)]
+
+    def view(self, state: CastleState, viewer) -> dict:
+        pieces = {}
+        for sq, p in sorted(state.pieces.items()):
+            shown = dict(p)
+            if p["hidden"] and not sees_hidden(viewer, p["owner"]):
+                shown["kind"] = "?"
+            pieces[sq] = shown
+        supply = []
+        for seat in range(state.players):
+            counts = dict(state.supply[seat])
+            hidden = [p for p in state.pieces.values() if p["owner"] == seat and p["hidden"]]
+            exact = sees_hidden(viewer, seat)
+            if not exact:
+                # Counting the hidden pieces back in: what the opponent can know.
+                for p in hidden:
+                    counts[p["kind"]] += 1
+            supply.append({**counts, "hidden_on_board": len(hidden), "exact": exact})
+        opts = state.options
+        return {
+            "edition": opts["edition"], "variant": opts["variant"],
+            "turn_limit": opts["turn_limit"], "colours": colours(opts),
+            "turn": state.turn, "moves_left": state.moves_left, "turns": list(state.turns),
+            "actions_this_turn": state.actions, "reveals_this_turn": state.reveals,
+            "portals": list(board.PORTALS), "pieces": pieces, "walls": list(state.walls),
+            "fire": dict(sorted(state.fire.items())), "supply": supply,
+            "wall_pile": state.wall_pile, "scores": self.scores(state),
+            "result": copy.deepcopy(state.result),
+        }
+
+    def redact(self, event: Event, viewer) -> dict:
+        p = event.payload
+        if event.type == "piece-smuggled" and not sees_hidden(viewer, p["seat"]):
+            out = {k: v for k, v in p.items() if k != "piece"}
+            if "move" in out:
+                out["move"] = {"type": "smuggle"}
+            return out
+        if event.type == "cannon-fired" and p["hit"] and p["hit"]["hidden"] \
+                and not sees_hidden(viewer, p["hit"]["owner"]):
+            return {**p, "hit": {**p["hit"], "kind": "?"}}
+        return p
+
+    def render(self, state: CastleState, viewer) -> str:
+        return diagram.render(self.view(state, viewer), state.names, viewer)
+
+    def describe(self, event: Event) -> str:
+        return diagram.describe(event)

@@ -1,0 +1,71 @@
+"""The position: plain dicts and lists, so it copies, pickles and compares."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from referee.games.base import GameState
+from referee.games.castle_danger import board
+
+
+@dataclass(kw_only=True)
+class CastleState(GameState):
+    # square -> {"owner": seat, "kind": "K"|"Z"|"B"|"C", "hidden": bool, "fired": bool}
+    pieces: dict = field(default_factory=dict)
+    walls: list = field(default_factory=list)  # squares, sorted
+    fire: dict = field(default_factory=dict)  # square -> seat whose cannon left it
+    supply: list = field(default_factory=list)  # per seat {"Z": n, "B": n, "C": n}
+    wall_pile: int = board.WALLS
+    turn: int = 0  # the seat whose turn it is
+    moves_left: int = 0
+    actions: int = 0  # actions taken so far this turn (an add must be the first)
+    reveals: int = 0  # opposing hidden pieces revealed so far this turn
+    turns: list = field(default_factory=lambda: [0, 0])  # turns finished, by seat
+
+
+def initial(players: int, options: dict, names: list[str]) -> CastleState:
+    state = CastleState(players=players, options=options, names=names)
+    for seat, placed in enumerate(board.START_PIECES):
+        supply = dict(board.SUPPLY)
+        for sq, kind in placed:
+            state.pieces[sq] = {"owner": seat, "kind": kind, "hidden": False, "fired": False}
+            if kind in supply:
+                supply[kind] -= 1
+        state.supply.append(supply)
+    state.walls = sorted(board.START_WALLS)
+    state.wall_pile = board.WALLS - len(state.walls)
+    state.moves_left = moves_for(state, state.turn)
+    return state
+
+
+def opponent(seat: int) -> int:
+    return 1 - seat
+
+
+def wizards(state: CastleState, seat: int) -> int:
+    """Revealed Wizards of ``seat`` on the board (a hidden one uses no ability)."""
+    return sum(1 for p in state.pieces.values()
+               if p["owner"] == seat and p["kind"] == "Z" and not p["hidden"])
+
+
+def moves_for(state: CastleState, seat: int) -> int:
+    return 3 + 3 * wizards(state, seat)
+
+
+def material(state: CastleState, seat: int) -> int:
+    """Wizards, Builders and Cannons of ``seat`` on the board, hidden ones included
+    (the King is left out: each side always has exactly one while play goes on)."""
+    return sum(1 for p in state.pieces.values() if p["owner"] == seat and p["kind"] != "K")
+
+
+def add_cost(state: CastleState, seat: int) -> int:
+    return 0 if material(state, seat) < material(state, opponent(seat)) else 2
+
+
+def on_board(state: CastleState, seat: int) -> int:
+    return sum(1 for p in state.pieces.values() if p["owner"] == seat)
+
+
+def is_empty(state: CastleState, sq: str) -> bool:
+    """No piece, no wall, no fire."""
+    return sq not in state.pieces and sq not in state.walls and sq not in state.fire
