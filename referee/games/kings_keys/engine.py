@@ -1,0 +1,336 @@
+"""The King's Keys referee: deals, turns at the field, scoring and the rotations.
+
+A hand goes: the referee deals (``dealt``); if four cards of one colour and item
+lie in the field the hand is forfeit (``hand-forfeited``) and the same dealer
+deals again. Otherwise, from the seat left of the dealer, each player in turn
+plays a hand card to the field (``played``) and the top of the draw pile is
+turned up and played for them (``drawn``); when that card could take more than
+one pile, the player picks one (``chose``). Once the dealer has played the last
+hand card the referee scores the collections (``hand-scored``) and the deal
+passes left; after every seat has dealt three times, ``game-ended``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from dataclasses import field as default
+
+from referee.events import Draft, Event
+from referee.games.base import (
+    ADMIN,
+    BadOptions,
+    Engine,
+    GameState,
+    IllegalMove,
+    NotYourTurn,
+    Viewer,
+    check_deck,
+    stacked_deck,
+)
+from referee.games.kings_keys import notation, text
+from referee.games.kings_keys.cards import deck, hand_size, sorted_cards
+from referee.games.kings_keys.field import fours, group_field, pile_of, takeable
+from referee.games.kings_keys.scoring import best_arrangement
+
+ROTATIONS = 3  # every seat deals this many (counted) hands
+OPTIONS = ("wild_cards", "first_dealer", "deck")
+
+
+@dataclass(kw_only=True)
+class KingsKeysState(GameState):
+    # deal -> (forfeit -> deal) -> play/choose ... -> score -> deal ... -> end
+    stage: str = "deal"
+    stacked: bool = False
+    dealer: int = 0
+    deals: int = 0  # deals made, forfeited ones included: picks the explicit deck
+    hands_played: int = 0  # hands scored (forfeited deals do not count)
+    dealt_by: list[int] = default(default_factory=list)  # scored hands per dealer
+    hands: list[list[str]] = default(default_factory=list)
+    field: list[list[str]] = default(default_factory=list)
+    pile: list[str] = default(default_factory=list)
+    collected: list[list[str]] = default(default_factory=list)
+    totals: list[int] = default(default_factory=list)
+    turn: int = 0
+    drawn: str | None = None  # the pile's card waiting for the player's choice
+    last_hand: dict | None = None
+
+
+class KingsKeys(Engine):
+    name = "kings-keys"
+    title = "King's Keys"
+    min_players, max_players = 3, 4
+    version = 1
+
+    # ---- creating ------------------------------------------------------------------
+
+    def setup(self, options: dict, players: int) -> dict:
+        unknown = sorted(set(options) - set(OPTIONS))
+        if unknown:
+            raise BadOptions(f"unknown option {unknown[0]!r}; King's Keys takes "
+                             f"{', '.join(OPTIONS)}", field=unknown[0])
+        wild = options.get("wild_cards", False)
+        if not isinstance(wild, bool):
+            raise BadOptions("wild_cards must be true or false", field="wild_cards")
+        first = options.get("first_dealer", 0)
+        if isinstance(first, bool) or not isinstance(first, int) or not 0 <= first < players:
+            raise BadOptions(f"first_dealer must be a seat from 0 to {players - 1}",
+                             field="first_dealer")
+        out = {"wild_cards": wild, "first_dealer": first}
+        if options.get("deck") is not None:
+            check_deck(options, "deck", deck(wild))
+            out["deck"] = options["deck"]
+        return out
+
+    def start(self, created: dict) -> KingsKeysState:
+        n = len(created["seats"])
+        return KingsKeysState(
+            players=n, options=created["options"], names=[s["name"] for s in created["seats"]],
+            stacked=bool(created.get("stacked")), dealer=created["options"]["first_dealer"],
+            dealt_by=[0] * n, totals=[0] * n, collected=[[] for _ in range(n)],
+            hands=[[] for _ in range(n)])
+
+    # ---- referee steps ------------------------------------------------------------
+
+    def due(self, state: KingsKeysState) -> str | None:
+        if state.result is not None:
+            return None
+        return {"deal": "deal the hand",
+                "forfeit": "gather a forfeited deal for the same dealer to deal again",
+                "score": "score the hand",
+                "end": "end the game"}.get(state.stage)
+
+    def settle(self, state: KingsKeysState, rng) -> list[Draft]:
+        if state.stage == "deal":
+            return [self._deal(state, rng)]
+        if state.stage == "forfeit":
+            return [Draft("hand-forfeited", {"dealer": state.dealer, "deal": state.deals,
+                                             "kinds": fours(state.field)})]
+        if state.stage == "score":
+            return [self._score(state)]
+        if state.stage == "end":
+            return [Draft("game-ended", {"result": final_result(state.totals)})]
+        return []
+
+    def _deal(self, state: KingsKeysState, rng) -> Draft:
+        wild = state.options["wild_cards"]
+        cards = stacked_deck(state.options, "deck", state.deals, deck(wild), rng)
+        n, per = state.players, hand_size(state.players, wild)
+        hands = [[] for _ in range(n)]
+        for k in range(n * per):
+            hands[(state.dealer + 1 + k) % n].append(cards[k])
+        field_size = {3: 10, 4: 8}[n]
+        laid = cards[n * per:n * per + field_size]
+        return Draft("dealt", {
+            "dealer": state.dealer, "hand": state.hands_played + 1, "deal": state.deals + 1,
+            "hands": hands, "field": group_field(laid), "pile": cards[n * per + field_size:]})
+
+    def _score(self, state: KingsKeysState) -> Draft:
+        seats = []
+        for s in range(state.players):
+            best = best_arrangement(state.collected[s])
+            seats.append({"seat": s, "collected": sorted_cards(state.collected[s]), **best})
+        points = [x["total"] for x in seats]
+        return Draft("hand-scored", {
+            "hand": state.hands_played + 1, "dealer": state.dealer, "seats": seats,
+            "points": points, "totals": [t + p for t, p in zip(state.totals, points, strict=True)],
+            "left_in_field": sorted_cards(c for pile in state.field for c in pile)})
+
+    # ---- players' moves -------------------------------------------------------------
+
+    def normalize(self, move: dict) -> dict:
+        return notation.normalize(move)
+
+    def parse_one(self, text_: str) -> dict:
+        return notation.parse_one(text_)
+
+    def format_move(self, move: dict) -> str:
+        return notation.format_move(move)
+
+    def decide_move(self, state: KingsKeysState, seat: int, move: dict) -> list[Draft]:
+        if seat != state.turn or state.stage not in ("play", "choose"):
+            raise NotYourTurn(f"it is seat {state.turn}'s turn")
+        if move["type"] == "choose":
+            if state.stage != "choose":
+                raise IllegalMove("nothing-to-choose",
+                                  "no card from the draw pile is waiting for a choice")
+            pile = self._target(state.field, state.drawn, move["take"])
+            return [Draft("chose", {"seat": seat, "card": state.drawn, "took": pile})]
+        if state.stage == "choose":
+            raise IllegalMove("choose-first", f"first choose what {state.drawn} takes")
+        card = move["card"]
+        if card not in state.hands[seat]:
+            raise IllegalMove("not-in-hand", f"{card} is not in your hand")
+        if "take" in move:
+            took = self._target(state.field, card, move["take"])
+        else:
+            options = takeable(state.field, card)
+            if len(options) > 1:
+                raise IllegalMove("take-needed", f"{card} could take {_say(options)}: name one"
+                                  " with take", options=[p[0] for p in options])
+            took = options[0] if options else []
+        drafts = [Draft("played", {"seat": seat, "card": card, "took": took})]
+        if state.pile:
+            after = [p for p in state.field if p != took]
+            if not took:
+                after = after + [[card]]
+            top = state.pile[0]
+            options = takeable(after, top)
+            if len(options) > 1:
+                drafts.append(Draft("drawn", {"seat": seat, "card": top, "took": [],
+                                              "choices": options}))
+            else:
+                drafts.append(Draft("drawn", {"seat": seat, "card": top,
+                                              "took": options[0] if options else []}))
+        return drafts
+
+    @staticmethod
+    def _target(field_: list[list[str]], card: str, take: str) -> list[str]:
+        pile = pile_of(field_, take)
+        if pile is None:
+            raise IllegalMove("not-in-field", f"{take} is not in the field")
+        if pile not in takeable(field_, card):
+            raise IllegalMove("cannot-take", f"{card} does not match {take}")
+        return list(pile)
+
+    # ---- applying events --------------------------------------------------------------
+
+    def evolve_event(self, state: KingsKeysState, event: Event) -> KingsKeysState:
+        p = event.payload
+        t = event.type
+        if t == "dealt":
+            state.hands = [list(h) for h in p["hands"]]
+            state.field = [list(pile) for pile in p["field"]]
+            state.pile = list(p["pile"])
+            state.collected = [[] for _ in range(state.players)]
+            state.deals += 1
+            state.drawn = None
+            state.turn = (state.dealer + 1) % state.players
+            state.stage = "forfeit" if fours(state.field) else "play"
+        elif t == "hand-forfeited":
+            state.hands = [[] for _ in range(state.players)]
+            state.field, state.pile = [], []
+            state.stage = "deal"
+        elif t == "played":
+            seat = p["seat"]
+            state.hands[seat].remove(p["card"])
+            self._lay(state, seat, p["card"], p["took"])
+            if state.pile:
+                state.stage = "draw"  # the drawn event of the same move follows
+            else:
+                self._end_turn(state)
+        elif t == "drawn":
+            state.pile.pop(0)
+            if p.get("choices"):
+                state.drawn = p["card"]
+                state.stage = "choose"
+            else:
+                self._lay(state, p["seat"], p["card"], p["took"])
+                self._end_turn(state)
+        elif t == "chose":
+            self._lay(state, p["seat"], p["card"], p["took"])
+            state.drawn = None
+            self._end_turn(state)
+        elif t == "hand-scored":
+            state.totals = list(p["totals"])
+            state.last_hand = p
+            state.hands_played += 1
+            state.dealt_by[state.dealer] += 1
+            state.dealer = (state.dealer + 1) % state.players
+            state.field, state.pile = [], []
+            state.stage = "end" if min(state.dealt_by) >= ROTATIONS else "deal"
+        elif t == "game-ended":
+            state.result = p["result"]
+            state.stage = "over"
+        else:
+            raise ValueError(f"unknown King's Keys event {t!r}")
+        return state
+
+    @staticmethod
+    def _lay(state: KingsKeysState, seat: int, card: str, took: list[str]) -> None:
+        if took:
+            state.field = [pile for pile in state.field if pile != took]
+            state.collected[seat] += [card] + list(took)
+        else:
+            state.field.append([card])
+
+    @staticmethod
+    def _end_turn(state: KingsKeysState) -> None:
+        state.turn = (state.turn + 1) % state.players
+        state.stage = "score" if not any(state.hands) else "play"
+
+    # ---- questions ------------------------------------------------------------------
+
+    def to_act(self, state: KingsKeysState) -> list[int]:
+        return [state.turn] if state.stage in ("play", "choose") else []
+
+    def legal_moves(self, state: KingsKeysState, seat: int) -> list[dict]:
+        if seat != state.turn:
+            return []
+        if state.stage == "choose":
+            return [{"type": "choose", "take": c}
+                    for pile in takeable(state.field, state.drawn) for c in pile]
+        if state.stage != "play":
+            return []
+        moves = []
+        for card in state.hands[seat]:
+            options = takeable(state.field, card)
+            if len(options) <= 1:
+                moves.append({"type": "play", "card": card})
+            else:
+                moves += [{"type": "play", "card": card, "take": c} for pile in options for c in pile]
+        return moves
+
+    def scores(self, state: KingsKeysState) -> list:
+        return list(state.totals)
+
+    def view(self, state: KingsKeysState, viewer: Viewer) -> dict:
+        out = {
+            "game": self.name, "stage": state.stage, "stacked": state.stacked,
+            "wild_cards": state.options["wild_cards"],
+            "hand_number": state.hands_played + (0 if state.stage in ("deal", "end", "over") else 1),
+            "dealer": state.dealer, "dealt_by": list(state.dealt_by),
+            "turn": state.turn if state.stage in ("play", "choose") else None,
+            "to_act": self.acting(state),
+            "field": [list(p) for p in state.field], "drawn": state.drawn,
+            "pile_size": len(state.pile), "hand_sizes": [len(h) for h in state.hands],
+            "collected": [sorted_cards(c) for c in state.collected],
+            "totals": list(state.totals), "last_hand": state.last_hand,
+            "result": state.result,
+        }
+        if viewer == ADMIN:
+            out["hands"] = [list(h) for h in state.hands]
+            out["pile"] = list(state.pile)
+        elif isinstance(viewer, int) and 0 <= viewer < state.players:
+            out["seat"] = viewer
+            out["hand"] = sorted_cards(state.hands[viewer])
+        return out
+
+    def redact(self, event: Event, viewer: Viewer) -> dict:
+        p = event.payload
+        if event.type != "dealt" or viewer == ADMIN:
+            return p
+        return {"dealer": p["dealer"], "hand": p["hand"], "deal": p["deal"], "field": p["field"],
+                "hands": [h if s == viewer else None for s, h in enumerate(p["hands"])],
+                "hand_sizes": [len(h) for h in p["hands"]], "pile_size": len(p["pile"])}
+
+    def render(self, state: KingsKeysState, viewer: Viewer) -> str:
+        return text.render(self.view(state, viewer), state.names)
+
+    def describe(self, event: Event) -> str:
+        return text.describe(event, self.format)
+
+
+def final_result(totals: list[int]) -> dict:
+    """The highest total wins; seats tied for it share the win (a draw)."""
+    best = max(totals)
+    winners = [s for s, t in enumerate(totals) if t == best]
+    if len(winners) == 1:
+        reason = f"seat {winners[0]} has the highest total, {best}, after every seat dealt three times"
+    else:
+        reason = (f"draw: seats {', '.join(map(str, winners))} tie on {best}"
+                  " after every seat dealt three times")
+    return {"winners": winners, "reason": reason, "scores": list(totals)}
+
+
+def _say(piles: list[list[str]]) -> str:
+    return " or ".join("+".join(p) for p in piles)

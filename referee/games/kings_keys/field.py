@@ -1,0 +1,62 @@
+"""The field: what a card played to it may take.
+
+The field is a list of *piles*: a single card, or a group of three natural cards
+of one colour and item put together at the deal. A card takes a whole pile.
+"""
+
+from __future__ import annotations
+
+from referee.games.kings_keys.cards import colour, is_natural, is_wild, item, kind
+
+
+def matches(played: str, other: str) -> bool:
+    """Whether two cards match: naturals of the same colour and item; a Kingdom
+    card and a natural of its colour; a Joker and a natural of its item. Wild
+    cards never match each other (see the docs' rulings)."""
+    if is_wild(played) and is_wild(other):
+        return False
+    if is_natural(played) and is_natural(other):
+        return kind(played) == kind(other)
+    wild, natural = (played, other) if is_wild(played) else (other, played)
+    if colour(wild) is not None:
+        return colour(wild) == colour(natural)
+    return item(wild) == item(natural)
+
+
+def takeable(field: list[list[str]], card: str) -> list[list[str]]:
+    """The piles ``card`` could take, in field order (a pile matches when its
+    first card does: a group's cards are all of one kind)."""
+    return [pile for pile in field if matches(card, pile[0])]
+
+
+def pile_of(field: list[list[str]], card: str) -> list[str] | None:
+    for pile in field:
+        if card in pile:
+            return pile
+    return None
+
+
+def group_field(cards: list[str]) -> list[list[str]]:
+    """The field as dealt: three naturals of one kind become a group at the place
+    of the first of them; four of one kind (a forfeited deal) are put together too."""
+    counts: dict[str, int] = {}
+    for c in cards:
+        if is_natural(c):
+            counts[kind(c)] = counts.get(kind(c), 0) + 1
+    piles: list[list[str]] = []
+    placed: dict[str, list[str]] = {}
+    for c in cards:
+        if is_natural(c) and counts[kind(c)] >= 3:
+            if kind(c) in placed:
+                placed[kind(c)].append(c)
+                continue
+            placed[kind(c)] = [c]
+            piles.append(placed[kind(c)])
+        else:
+            piles.append([c])
+    return piles
+
+
+def fours(field: list[list[str]]) -> list[str]:
+    """Kinds with all four cards in the field (the hand is then forfeit)."""
+    return [kind(p[0]) for p in field if len(p) == 4]

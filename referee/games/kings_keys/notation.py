@@ -1,0 +1,65 @@
+"""Moves of King's Keys, as JSON and as text.
+
+``{"type": "play", "card": "Y1K"}``, with ``"take": "Y4K"`` when the card could
+take more than one pile of the field; ``{"type": "choose", "take": "Y3K"}`` when
+the card turned up from the draw pile could. Text: ``play Y1K``,
+``play Y1K take Y4K`` (or just ``Y1K take Y4K``), ``choose Y3K``. Card codes are
+read in either case and written in capitals.
+"""
+
+from __future__ import annotations
+
+from referee.games.base import MalformedMove
+from referee.games.kings_keys.cards import is_card
+
+
+def _card(value, field: str) -> str:
+    if isinstance(value, str) and is_card(value.strip().upper()):
+        return value.strip().upper()
+    raise MalformedMove(f"{field} must be a card code such as Y1K, R* or *A, not {value!r}",
+                        field=field)
+
+
+def normalize(move: dict) -> dict:
+    kind = move.get("type")
+    if kind == "play":
+        extra = set(move) - {"type", "card", "take"}
+        if extra:
+            raise MalformedMove(f"play has no field {sorted(extra)[0]!r}", field=sorted(extra)[0])
+        if "card" not in move:
+            raise MalformedMove("play needs the card played", field="card")
+        out = {"type": "play", "card": _card(move["card"], "card")}
+        if move.get("take") is not None:
+            out["take"] = _card(move["take"], "take")
+        return out
+    if kind == "choose":
+        extra = set(move) - {"type", "take"}
+        if extra:
+            raise MalformedMove(f"choose has no field {sorted(extra)[0]!r}", field=sorted(extra)[0])
+        if move.get("take") is None:
+            raise MalformedMove("choose needs the field card to take", field="take")
+        return {"type": "choose", "take": _card(move["take"], "take")}
+    raise MalformedMove("a King's Keys move is play, choose or resign", field="type")
+
+
+def parse_one(text: str) -> dict:
+    words = text.split()
+    low = [w.lower() for w in words]
+    if low and low[0] == "choose" and len(words) == 2:
+        return normalize({"type": "choose", "take": words[1]})
+    if low and low[0] == "play":
+        words, low = words[1:], low[1:]
+    if len(words) == 1:
+        return normalize({"type": "play", "card": words[0]})
+    if len(words) == 3 and low[1] == "take":
+        return normalize({"type": "play", "card": words[0], "take": words[2]})
+    raise MalformedMove(f"cannot read {text!r}: write 'play Y1K', 'play Y1K take Y4K'"
+                        " or 'choose Y3K'", field="text")
+
+
+def format_move(move: dict) -> str:
+    if move["type"] == "choose":
+        return f"choose {move['take']}"
+    if "take" in move:
+        return f"play {move['card']} take {move['take']}"
+    return f"play {move['card']}"

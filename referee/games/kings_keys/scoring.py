@@ -1,0 +1,282 @@
+"""The best arrangement of a collection, found by the referee.
+
+A collection is scored in three categories, each on its own, and every card
+(wild cards included) may be used once in each category:
+
+* the King's Kingdom sets: three (10) or four (15) cards of one colour and number;
+* the Queen's Straights: 1-2-3 or 2-3-4 (5) or 1-2-3-4 (10) of one colour with
+  all items different, no card in two straights;
+* the Joker's sets: the cards of one item whose numbers add to 12 or more, 1 point
+  at 12 and 1 more for each item beyond.
+
+A wild card stands for one card of the deck that the collection does not hold:
+a Kingdom card for any card of its colour, a Joker for any card of its item. In
+one category no two wild cards stand for the same card. The search is exact: it
+tries every use of the wild cards, not the first that looks good.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from itertools import permutations, product
+
+from referee.games.kings_keys.cards import (
+    COLOURS,
+    ITEMS,
+    NUMBERS,
+    is_joker,
+    is_kingdom,
+    is_natural,
+    sorted_cards,
+)
+
+KINGDOM_FOUR, KINGDOM_THREE = 15, 10
+STRAIGHT_FOUR, STRAIGHT_THREE = 10, 5
+JOKER_THRESHOLD = 12
+
+
+def joker_points(total: int) -> int:
+    """1 point for 12 of an item, 1 more for each item beyond."""
+    return total - JOKER_THRESHOLD + 1 if total >= JOKER_THRESHOLD else 0
+
+
+def _submasks_by_size(mask: int) -> list[int]:
+    """Every submask of ``mask``, fewest bits first (so ties keep wild cards free)."""
+    subs = []
+    sub = mask
+    while True:
+        subs.append(sub)
+        if sub == 0:
+            break
+        sub = (sub - 1) & mask
+    return sorted(subs, key=lambda s: (bin(s).count("1"), s))
+
+
+def _bits(mask: int) -> list[int]:
+    return [j for j in range(mask.bit_length()) if mask >> j & 1]
+
+
+# ---- the King: Kingdom Threes and Fours ----------------------------------------------
+
+
+def best_kingdom_sets(naturals: frozenset, wilds: tuple) -> tuple[int, list[dict]]:
+    """At most one set per colour and number (there are only four such cards)."""
+    groups = [(c, n) for c in COLOURS for n in NUMBERS]
+
+    def standins(c: str, n: int, missing: list[str], ws: list[str]) -> dict | None:
+        free = list(missing)
+        out = {}
+        for w in ws:
+            if is_joker(w):
+                if w[1] not in free:
+                    return None
+                free.remove(w[1])
+                out[w] = f"{c}{n}{w[1]}"
+        for w in ws:
+            if is_kingdom(w):
+                if w[0] != c or not free:
+                    return None
+                out[w] = f"{c}{n}{free.pop(0)}"
+        return out
+
+    @cache
+    def go(gi: int, mask: int) -> tuple[int, tuple]:
+        if gi == len(groups):
+            return 0, ()
+        c, n = groups[gi]
+        held = [f"{c}{n}{i}" for i in ITEMS if f"{c}{n}{i}" in naturals]
+        missing = [i for i in ITEMS if f"{c}{n}{i}" not in naturals]
+        best = go(gi + 1, mask)
+        for sub in _submasks_by_size(mask):
+            ws = [wilds[j] for j in _bits(sub)]
+            size = len(held) + len(ws)
+            if size < 3 or len(ws) > len(missing):
+                continue
+            stands = standins(c, n, missing, ws)
+            if stands is None:
+                continue
+            points = KINGDOM_FOUR if size == 4 else KINGDOM_THREE
+            rest = go(gi + 1, mask & ~sub)
+            if points + rest[0] > best[0]:
+                kind = "kingdom-four" if size == 4 else "kingdom-three"
+                found = {"set": kind, "cards": held + ws, "stands_for": stands, "points": points}
+                best = (points + rest[0], (found,) + rest[1])
+        return best
+
+    score, sets = go(0, (1 << len(wilds)) - 1)
+    return score, list(sets)
+
+
+# ---- the Joker: sets of one item -----------------------------------------------------
+
+
+def best_joker_sets(naturals: frozenset, wilds: tuple) -> tuple[int, list[dict]]:
+    """One set per item (splitting an item's cards in two never scores more)."""
+
+    def standins(i: str, ws: list[str]) -> dict | None:
+        taken = {c for c in naturals if c[2] == i}
+        out = {}
+        for w in ws:  # Kingdom cards first: each is bound to its colour
+            if is_kingdom(w):
+                free = [f"{w[0]}{n}{i}" for n in NUMBERS if f"{w[0]}{n}{i}" not in taken]
+                if not free:
+                    return None
+                out[w] = free[-1]
+                taken.add(free[-1])
+        for w in ws:
+            if is_joker(w):
+                if w[1] != i:
+                    return None
+                free = [f"{c}{n}{i}" for n in NUMBERS for c in COLOURS if f"{c}{n}{i}" not in taken]
+                if not free:
+                    return None
+                out[w] = free[-1]
+                taken.add(free[-1])
+        return out
+
+    @cache
+    def go(ii: int, mask: int) -> tuple[int, tuple]:
+        if ii == len(ITEMS):
+            return 0, ()
+        i = ITEMS[ii]
+        held = [c for c in naturals if c[2] == i]
+        base = sum(int(c[1]) for c in held)
+        best = go(ii + 1, mask)
+        for sub in _submasks_by_size(mask):
+            ws = [wilds[j] for j in _bits(sub)]
+            stands = standins(i, ws)
+            if stands is None:
+                continue
+            total = base + sum(int(card[1]) for card in stands.values())
+            points = joker_points(total)
+            if points == 0:
+                continue
+            rest = go(ii + 1, mask & ~sub)
+            if points + rest[0] > best[0]:
+                found = {"set": "joker-set", "item": i, "count": total,
+                         "cards": sorted_cards(held) + ws, "stands_for": stands, "points": points}
+                best = (points + rest[0], (found,) + rest[1])
+        return best
+
+    score, sets = go(0, (1 << len(wilds)) - 1)
+    return score, list(sets)
+
+
+# ---- the Queen: straights --------------------------------------------------------------
+
+_PATTERNS = ((1, 2, 3), (2, 3, 4), (1, 2, 3, 4))
+
+
+def _slot(n: int, i: str) -> int:
+    return 1 << ((n - 1) * 4 + ITEMS.index(i))
+
+
+class _ColourStraights:
+    """Straights of one colour from its naturals, its Kingdom card (if held) and the
+    Jokers lent to this colour. Every straight holds a 2 and a 3, so the search
+    decides the naturals of number 2 and 3 one at a time: each is left out or put
+    in one of the straights that can hold it; straights whose 2 and 3 are both
+    wild cards come last."""
+
+    def __init__(self, c: str, naturals: frozenset, kingdom: bool, jokers: tuple):
+        self.c = c
+        held = {(int(x[1]), x[2]) for x in naturals if x[0] == c}
+        self.wild_codes = ([f"{c}*"] if kingdom else []) + [f"*{i}" for i in jokers]
+        self.cands = []
+        for pattern in _PATTERNS:
+            for items in permutations(ITEMS, len(pattern)):
+                choices = []
+                for n, i in zip(pattern, items, strict=True):
+                    if (n, i) in held:
+                        choices.append([None])
+                    else:
+                        choices.append([w for w in self.wild_codes
+                                        if w == f"{c}*" or w == f"*{i}"])
+                for fill in product(*choices):
+                    used = [w for w in fill if w is not None]
+                    if len(used) != len(set(used)):
+                        continue
+                    slots = wmask = 0
+                    cards, stands = [], {}
+                    for (n, i), w in zip(zip(pattern, items, strict=True), fill, strict=True):
+                        slots |= _slot(n, i)
+                        if w is None:
+                            cards.append(f"{c}{n}{i}")
+                        else:
+                            wmask |= 1 << self.wild_codes.index(w)
+                            cards.append(w)
+                            stands[w] = f"{c}{n}{i}"
+                    points = STRAIGHT_FOUR if len(pattern) == 4 else STRAIGHT_THREE
+                    name = "straight-four" if len(pattern) == 4 else "straight-three"
+                    self.cands.append((slots, wmask, points,
+                                       {"set": name, "cards": cards, "stands_for": stands,
+                                        "points": points}))
+        self.middles = [_slot(n, i) for n in (2, 3) for i in ITEMS if (n, i) in held]
+        # A held card's slot is always shown by the card itself: no wild card
+        # stands for a card the collection holds.
+        self.by_slot = {s: [k for k, cand in enumerate(self.cands) if cand[0] & s]
+                        for s in self.middles}
+        self.go = cache(self._go)
+
+    def _go(self, used: int, wmask: int) -> tuple[int, tuple]:
+        nxt = next((s for s in self.middles if not used & s), None)
+        if nxt is not None:
+            best = self.go(used | nxt, wmask)
+            options = self.by_slot[nxt]
+        else:
+            best = (0, ())
+            options = range(len(self.cands))
+        for k in options:
+            slots, wm, points, _ = self.cands[k]
+            if slots & used or wm & ~wmask:
+                continue
+            rest = self.go(used | slots, wmask & ~wm)
+            if points + rest[0] > best[0]:
+                best = (points + rest[0], (k,) + rest[1])
+        return best
+
+    def best(self) -> tuple[int, list[dict]]:
+        score, ks = self.go(0, (1 << len(self.wild_codes)) - 1)
+        return score, [self.cands[k][3] for k in ks]
+
+
+def best_straights(naturals: frozenset, wilds: tuple) -> tuple[int, list[dict]]:
+    """Jokers may serve any colour: every way of lending them to the colours is
+    tried; each colour is then searched on its own (cached per set of Jokers)."""
+    kingdoms = {w[0] for w in wilds if is_kingdom(w)}
+    jokers = [w[1] for w in wilds if is_joker(w)]
+    cache: dict = {}
+
+    def colour_best(c: str, lent: tuple) -> tuple[int, list[dict]]:
+        key = (c, lent)
+        if key not in cache:
+            cache[key] = _ColourStraights(c, naturals, c in kingdoms, lent).best()
+        return cache[key]
+
+    best: tuple[int, list[dict]] = (-1, [])
+    for where in product((None,) + tuple(COLOURS), repeat=len(jokers)):
+        score, sets = 0, []
+        for c in COLOURS:
+            lent = tuple(j for j, w in zip(jokers, where, strict=True) if w == c)
+            s, found = colour_best(c, lent)
+            score += s
+            sets += found
+        if score > best[0]:
+            best = (score, sets)
+    return best
+
+
+# ---- the whole collection ------------------------------------------------------------
+
+
+def best_arrangement(cards: list[str]) -> dict:
+    """The arrangement scoring the most points, category by category, as shown in
+    a hand's result: ``{"kingdom": [...], "straights": [...], "joker": [...],
+    "points": {"kingdom": k, "straights": s, "joker": j}, "total": t}``."""
+    naturals = frozenset(c for c in cards if is_natural(c))
+    wilds = tuple(sorted_cards(c for c in cards if not is_natural(c)))
+    k, kingdom = best_kingdom_sets(naturals, wilds)
+    s, straights = best_straights(naturals, wilds)
+    j, joker = best_joker_sets(naturals, wilds)
+    return {"kingdom": kingdom, "straights": straights, "joker": joker,
+            "points": {"kingdom": k, "straights": s, "joker": j}, "total": k + s + j}
