@@ -240,8 +240,7 @@ class GameService:
                     "text": table.engine.render(table.state, caller.viewer)}
 
     def legal(self, game_id: str, caller: Caller) -> dict:
-        if caller.seat is None:
-            raise NotYourSeat("only a seat's token has legal moves")
+        self._need_seat(caller, "only a seat has legal moves")
         with self._lock(game_id):
             table = self.load(game_id)
             moves = table.engine.legal(table.state, caller.seat) if table.due() is None else []
@@ -279,12 +278,18 @@ class GameService:
     def games(self, status: str | None = None) -> list[dict]:
         return self.store.games(status)
 
+    @staticmethod
+    def _need_seat(caller: Caller, why: str) -> None:
+        if caller.viewer is None:
+            raise Unauthenticated(f"{why}: send Authorization: Bearer <seat token>")
+        if caller.seat is None:
+            raise NotYourSeat(f"{why}; the admin token is no seat")
+
     # ---- writing ------------------------------------------------------------------
 
     def submit(self, game_id: str, caller: Caller, body: dict, idempotency_key: str | None = None) -> dict:
         """Apply a move, a batch (all or nothing) or text; returns {version, events}."""
-        if caller.seat is None:
-            raise NotYourSeat("moves are made with a seat's token")
+        self._need_seat(caller, "moves are made with a seat's token")
         moves, expected = self._moves_from(game_id, body)
         idem = None
         if idempotency_key is not None:

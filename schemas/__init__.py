@@ -62,7 +62,7 @@ class Summary(Schema):
 
 
 class ViewArgs(Strict):
-    at = fields.Integer(metadata={"description": "the position after event N"})
+    at = fields.Integer(strict=False, metadata={"description": "the position after event N"})
 
 
 class View(Schema):
@@ -87,7 +87,7 @@ class MoveRequest(Strict):
     move = fields.Dict(metadata={"description": "one move"})
     moves = fields.List(fields.Dict(), metadata={"description": "several, all or nothing"})
     text = fields.String(metadata={"description": "moves in the game's notation, ; or new lines between"})
-    expected_version = fields.Integer(metadata={"description": "refuse with 409 unless the game is at this version"})
+    expected_version = fields.Integer(strict=True, metadata={"description": "refuse with 409 unless the game is at this version"})
 
 
 class EventOut(Schema):

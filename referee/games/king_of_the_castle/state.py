@@ -1,0 +1,46 @@
+"""The state of a game of King of the Castle: plain lists and dicts only."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from referee.games.base import GameState
+
+
+@dataclass(kw_only=True)
+class CastleState(GameState):
+    stacked: bool = False
+    # deal -> (choose ->) next -> play -> next ... -> scoring; "over" once scored.
+    stage: str = "deal"
+    first_player: int = 0
+    next_seat: int = 0
+    turn: int | None = None
+    king: str | None = None
+    # Castles 1-3 left to right: {"lord", "seneschal", "master": letter or None,
+    # "domain", "prestige", "defence": [card names, bottom first]}.
+    castles: list[dict] = field(default_factory=list)
+    personality_deck: list[str] = field(default_factory=list)  # top first
+    personality_discard: list[str] = field(default_factory=list)
+    event_deck: list[str] = field(default_factory=list)  # top first
+    event_discard: list[str] = field(default_factory=list)  # oldest first, face up
+    hands: list[list[str]] = field(default_factory=list)
+    squires: list[list[str] | None] = field(default_factory=list)
+    set_aside: list[list[str]] = field(default_factory=list)  # the letters deal's cards
+    standing: list[str] = field(default_factory=list)  # "ask" or "pass", per seat
+    turns_taken: list[int] = field(default_factory=list)
+    # What the player whose turn it is still owes, first first:
+    # {"kind": "free"} (play a card from the hand, or pass) or
+    # {"kind": "sudden", "cards": [...]} (play these drawn cards now).
+    tasks: list[dict] = field(default_factory=list)
+    # A draw under way: {"seat", "n" still to draw, "purpose": "hand"|"sudden", "got": [...]}.
+    owed: dict | None = None
+    # A random card the referee must pick: {"kind": "steal", "from", "to"} or
+    # {"kind": "lose", "seat"}.
+    random_pending: dict | None = None
+    # What the last card played threatens, before reactions: {"actor", "deaths":
+    # [letters], "discards": [{"castle", "attribute", "card"}], "heir": castle or
+    # None, "asked": ["death", "discard"] windows already held}.
+    threat: dict | None = None
+    # An open reaction window: {"kind": "death"|"discard", "queue": [seats to ask]}.
+    window: dict | None = None
+    ending: bool = False  # a dead man's post could not be filled

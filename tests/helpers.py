@@ -1,0 +1,80 @@
+"""Small helpers for talking to the API in tests."""
+
+from __future__ import annotations
+
+import json
+import random
+
+
+class Game:
+    """A game created through the API, with its tokens at hand."""
+
+    def __init__(self, client, game: str, players, options=None):
+        self.client = client
+        names = players if isinstance(players, list) else [f"p{i}" for i in range(players)]
+        r = client.post("/v1/games", json={"game": game, "players": names, "options": options or {}})
+        assert r.status_code == 201, r.json
+        self.created = r.json
+        self.id = r.json["id"]
+        self.tokens = [s["token"] for s in r.json["seats"]]
+        self.admin = r.json["admin_token"]
+
+    def auth(self, who) -> dict:
+        if who is None:
+            return {}
+        token = self.admin if who == "admin" else self.tokens[who]
+        return {"Authorization": f"Bearer {token}"}
+
+    def get(self, path: str = "", who=None, **params):
+        return self.client.get(f"/v1/games/{self.id}{path}", headers=self.auth(who), query_string=params)
+
+    def post(self, seat, body: dict, **headers):
+        return self.client.post(f"/v1/games/{self.id}/moves", json=body,
+                                headers={**self.auth(seat), **headers})
+
+    def summary(self) -> dict:
+        return self.get().json
+
+    def legal(self, seat) -> list[dict]:
+        r = self.get("/legal", seat)
+        assert r.status_code == 200, r.json
+        return r.json["moves"]
+
+    def export(self) -> str:
+        r = self.get("/export", "admin")
+        assert r.status_code == 200, r.json
+        return r.get_data(as_text=True)
+
+    def play_random(self, rnd: random.Random, max_moves: int = 20000, on_step=None) -> dict:
+        """Random legal moves through the API until the game ends."""
+        for _ in range(max_moves):
+            s = self.summary()
+            if s["status"] in ("finished", "aborted"):
+                return s
+            assert s["status"] == "active", s
+            seat = rnd.choice(s["to_act"])
+            moves = [m for m in self.legal(seat) if m["type"] != "resign"]
+            r = self.post(seat, {"move": rnd.choice(moves), "expected_version": s["version"]})
+            assert r.status_code == 201, r.json
+            if on_step:
+                on_step(self)
+        raise AssertionError("the game did not end")
+
+
+def strings(obj) -> set[str]:
+    """Every string anywhere in a JSON value (keys included)."""
+    out: set[str] = set()
+    if isinstance(obj, str):
+        out.add(obj)
+    elif isinstance(obj, dict):
+        for k, v in obj.items():
+            out.add(k)
+            out |= strings(v)
+    elif isinstance(obj, list):
+        for v in obj:
+            out |= strings(v)
+    return out
+
+
+def canonical_lines(text: str) -> list[dict]:
+    return [json.loads(line) for line in text.splitlines() if line]
