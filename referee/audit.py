@@ -35,13 +35,18 @@ class Divergence(Exception):
         self.seq, self.code, self.detail = seq, code, detail
 
 
-def _parse(text: str) -> list[Event]:
-    lines = text.split("\n")
-    if lines and lines[-1] == "":
+def _parse(text: str | bytes) -> list[Event]:
+    raw = text.encode() if isinstance(text, str) else text
+    lines = raw.split(b"\n")
+    if lines and lines[-1] == b"":
         lines.pop()
     events = []
     prev = "0" * 64
-    for i, line in enumerate(lines, start=1):
+    for i, blob in enumerate(lines, start=1):
+        try:
+            line = blob.decode("utf-8")
+        except UnicodeDecodeError:
+            raise Divergence(i, "malformed", f"line {i} is not UTF-8") from None
         try:
             d = json.loads(line)
         except ValueError as err:
@@ -132,7 +137,7 @@ def _replay(events: list[Event], seed: str | None) -> tuple[Table, bool]:
     return table, unverified
 
 
-def audit(text: str) -> dict:
+def audit(text: str | bytes) -> dict:
     """The report for an exported log (see the module's docstring)."""
     report = {"valid": False, "events": 0, "first_error": None, "chain": "broken",
               "seed": "unrevealed", "result": None}

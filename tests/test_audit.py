@@ -1,0 +1,156 @@
+"""The audit: a log is valid only if every byte of it re-derives."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from referee.audit import audit
+from referee.autoplay import new_table, play, random_game
+from referee.events import Event, canonical
+
+SEED = "audit-seed"
+
+
+def export(log) -> str:
+    return "".join(ev.to_json() + "\n" for ev in log)
+
+
+@pytest.fixture(scope="module")
+def finished():
+    table, log = random_game("king-of-danger", 2, {}, SEED)
+    return table, export(log)
+
+
+def reseal(lines: list[dict]) -> str:
+    """What a forger does: recompute every hash so the chain looks whole."""
+    prev = "0" * 64
+    out = []
+    for d in lines:
+        ev = Event.from_dict({**d, "prev": prev, "hash": ""}).sealed()
+        prev = ev.hash
+        out.append(ev.to_json())
+    return "\n".join(out) + "\n"
+
+
+def test_a_finished_game_audits(finished):
+    table, text = finished
+    report = audit(text)
+    assert report["valid"] and report["first_error"] is None
+    assert report["chain"] == "ok" and report["seed"] == "verified"
+    assert report["result"] == table.state.result
+    assert report["events"] == text.count("\n")
+
+
+def test_a_running_game_audits_with_its_seed_unrevealed():
+    table, log = new_table("king-of-danger", 3, {}, SEED)
+    seat = table.to_act()[0]
+    play(table, seat, table.engine.legal(table.state, seat)[0], SEED, log)
+    report = audit(export(log))
+    assert report["valid"] and report["seed"] == "unrevealed" and report["result"] is None
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_flip_any_byte_and_the_audit_says_where(finished, data):
+    _, text = finished
+    raw = bytearray(text.encode())
+    pos = data.draw(st.integers(0, len(raw) - 1), label="position")
+    new = data.draw(st.integers(0, 255).filter(lambda b: b != raw[pos]), label="byte")
+    line = raw[:pos].count(b"\n") + 1
+    raw[pos] = new
+    report = audit(bytes(raw))
+    assert not report["valid"]
+    assert report["first_error"]["seq"] == line, report["first_error"]
+
+
+def test_a_forged_deal_with_a_resealed_chain_is_caught(finished):
+    _, text = finished
+    lines = [json.loads(x) for x in text.splitlines()]
+    deal = next(d for d in lines if d["type"] == "hand-dealt")
+    hand = deal["payload"]["hands"][0]
+    other = deal["payload"]["hands"][1]
+    hand[0], other[0] = other[0], hand[0]
+    report = audit(reseal(lines))
+    assert not report["valid"] and report["chain"] == "ok"
+    assert report["first_error"]["seq"] == deal["seq"]
+
+
+def test_an_illegal_move_with_a_resealed_chain_is_caught(finished):
+    _, text = finished
+    lines = [json.loads(x) for x in text.splitlines()]
+    first_move = next(d for d in lines if isinstance(d["actor"], int))
+    first_move["actor"] = 1 - first_move["actor"]  # the other seat "played" it
+    report = audit(reseal(lines))
+    assert report["first_error"]["seq"] == first_move["seq"]
+    assert report["first_error"]["code"] in ("not-your-turn", "illegal-move")
+
+
+def test_a_dropped_referee_event_is_caught(finished):
+    _, text = finished
+    lines = [json.loads(x) for x in text.splitlines()]
+    i = next(i for i, d in enumerate(lines) if d["type"] == "hand-scored") if any(
+        d["type"] == "hand-scored" for d in lines) else len(lines) - 2
+    del lines[i]
+    for n, d in enumerate(lines, start=1):
+        d["seq"] = n
+    report = audit(reseal(lines))
+    assert not report["valid"] and report["first_error"]["seq"] == i + 1
+
+
+def test_a_wrong_seed_is_caught(finished):
+    _, text = finished
+    lines = [json.loads(x) for x in text.splitlines()]
+    lines[-1]["payload"]["seed"] = "another seed"
+    report = audit(reseal(lines))
+    assert report["seed"] == "mismatch" and report["first_error"]["code"] == "seed-mismatch"
+
+
+def test_extra_whitespace_is_not_canonical(finished):
+    _, text = finished
+    first, rest = text.split("\n", 1)
+    spaced = json.dumps(json.loads(first), sort_keys=True)  # ", " and ": "
+    assert spaced != canonical(json.loads(first)).decode()
+    report = audit(spaced + "\n" + rest)
+    assert report["first_error"] == {"seq": 1, "code": "not-canonical",
+                                     "detail": "line 1 is not in canonical JSON form"}
+
+
+# ---- the CLI -------------------------------------------------------------------------
+
+def referee(*args, **kw):
+    return subprocess.run([sys.executable, "-m", "referee.cli", *args], capture_output=True, text=True,
+                          timeout=120, **kw)
+
+
+def test_cli_audit_and_replay(finished, tmp_path):
+    _, text = finished
+    good = tmp_path / "game.jsonl"
+    good.write_text(text)
+    r = referee("audit", str(good))
+    assert r.returncode == 0 and json.loads(r.stdout)["valid"] is True
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(text.replace('"hand-dealt"', '"hand-dealT"', 1))
+    r = referee("audit", str(bad))
+    assert r.returncode == 1 and json.loads(r.stdout)["first_error"]["code"] == "bad-hash"
+    r = referee("replay", str(good))
+    assert r.returncode == 0
+    assert "King of Danger" in r.stdout and "[2]" in r.stdout and "result:" in r.stdout
+
+
+def test_cli_export_and_games(tmp_path):
+    from referee.config import Config, build_service
+
+    url = f"sqlite:///{tmp_path}/cli.db"
+    svc = build_service(Config.load(url))
+    gid = svc.create("king-of-danger", ["a", "b"], {"seed": "cli"})["id"]
+    r = referee("games", "--store", url)
+    assert r.returncode == 0 and gid in r.stdout and "king-of-danger" in r.stdout and "active" in r.stdout
+    r = referee("export", gid, "--store", url)
+    assert r.returncode == 0 and audit(r.stdout)["valid"]
+    assert referee("export", "nope", "--store", url).returncode == 1
