@@ -9,7 +9,13 @@ from __future__ import annotations
 
 from referee.games.base import MalformedMove
 from referee.games.king_of_the_castle.cards import (
-    ATTRIBUTES, CARD_NAMES, LETTERS, LEVEL_CARDS, POSTS, RANKS, REACTIONS,
+    ATTRIBUTES,
+    CARD_NAMES,
+    LETTERS,
+    LEVEL_CARDS,
+    POSTS,
+    RANKS,
+    REACTIONS,
 )
 
 # For each card, the fields a play of it takes (besides type and card).

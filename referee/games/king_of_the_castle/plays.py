@@ -11,7 +11,12 @@ from itertools import combinations
 
 from referee.games.base import IllegalMove
 from referee.games.king_of_the_castle.cards import (
-    ATTRIBUTES, CASTLE_DEATHS, LEVEL_CARDS, POSTS, REACTIONS, REMOVALS,
+    ATTRIBUTES,
+    CASTLE_DEATHS,
+    LEVEL_CARDS,
+    POSTS,
+    REACTIONS,
+    REMOVALS,
 )
 from referee.games.king_of_the_castle.kingdom import attribute_level, find_man
 from referee.games.king_of_the_castle.notation import PLAY_FIELDS
