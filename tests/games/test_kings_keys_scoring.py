@@ -1,0 +1,261 @@
+"""The best-arrangement scorer: hand-worked collections and a brute-force check.
+
+Every expected value below was counted by hand from the rule text's categories:
+Kingdom Four 15, Kingdom Three 10, Queen's Straight of four 10 and of three 5,
+Joker set 1 point at 12 of an item and 1 more per item beyond.
+"""
+
+from functools import cache
+from itertools import combinations, product
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from referee.games.kings_keys.cards import COLOURS, ITEMS, NUMBERS
+from referee.games.kings_keys.scoring import best_arrangement, joker_points
+
+
+def points(cards):
+    return best_arrangement(cards)["points"]
+
+
+# ---- one category at a time --------------------------------------------------------------
+
+
+def test_nothing_scores_nothing():
+    assert best_arrangement([])["total"] == 0
+    assert points(["R1A", "G2S", "B3C", "Y4K"]) == {"kingdom": 0, "straights": 0, "joker": 0}
+
+
+def test_kingdom_four_and_three():
+    # four red 1s: one Kingdom Four; three green 2s: one Kingdom Three
+    assert points(["R1A", "R1S", "R1C", "R1K"])["kingdom"] == 15
+    assert points(["G2A", "G2S", "G2C"])["kingdom"] == 10
+    # two cards of a colour and number are no set; the same number in two colours is none either
+    assert points(["G2A", "G2S", "B2C"])["kingdom"] == 0
+    assert points(["R1A", "R1S", "R1C", "R1K", "G2A", "G2S", "G2C"])["kingdom"] == 25
+
+
+def test_queens_straights():
+    assert points(["B1A", "B2S", "B3C", "B4K"])["straights"] == 10
+    assert points(["Y2A", "Y3S", "Y4C"])["straights"] == 5
+    assert points(["Y1K", "Y2A", "Y3S"])["straights"] == 5
+    # two axes: the items must all differ
+    assert points(["Y1A", "Y2A", "Y3S"])["straights"] == 0
+    # colours must agree; 1-2-4 is no sequence
+    assert points(["R1A", "G2S", "R3C"])["straights"] == 0
+    assert points(["R1A", "R2S", "R4C"])["straights"] == 0
+
+
+def test_no_card_in_two_straights():
+    # 1-2-3-4 and a second 2-3-4 would share R2S and R3C: one straight of four only
+    assert points(["R1A", "R2S", "R3C", "R4K", "R4A"])["straights"] == 10
+    # with a second 2 and 3 of fitting items: 1A-2S-3C-4K (10) and 2A-3S-4C (5)
+    assert points(["R1A", "R2S", "R3C", "R4K", "R2A", "R3S", "R4C"])["straights"] == 15
+
+
+def test_joker_sets():
+    assert joker_points(11) == 0 and joker_points(12) == 1 and joker_points(13) == 2
+    # 4+4+3+1 = 12 axes: 1 point; the rule text's example, 13 axes, is 2 points
+    assert points(["R4A", "G4A", "B3A", "Y1A"])["joker"] == 1
+    assert points(["R4A", "G4A", "B4A", "Y1A"])["joker"] == 2
+    assert points(["R4A", "G4A", "B3A"])["joker"] == 0
+    # each item on its own: 12 keys (1) and 16 shields (5)
+    assert points(["R4K", "G4K", "B4K", "R4S", "G4S", "B4S", "Y4S"])["joker"] == 1 + 5
+
+
+def test_categories_are_independent():
+    # R1A serves the Kingdom Three, the straight and the axes count at once:
+    # Kingdom: R1A R1S R1C (10); straight R1A R2S R3C (5); nothing else
+    cards = ["R1A", "R1S", "R1C", "R2S", "R3C"]
+    assert points(cards) == {"kingdom": 10, "straights": 5, "joker": 0}
+    assert best_arrangement(cards)["total"] == 15
+
+
+# ---- where the first arrangement that comes to hand is not the best ---------------------
+
+
+def test_straights_greedy_loses():
+    # Taking R1A-R2C-R3K first leaves R1C R2S R3S (two shields): 5 points.
+    # The best is R1A-R2C-R3S and R1C-R2S-R3K: 10 points.
+    cards = ["R1A", "R1C", "R2C", "R2S", "R3K", "R3S"]
+    best = best_arrangement(cards)
+    assert best["points"]["straights"] == 10
+    shown = sorted(sorted(s["cards"]) for s in best["straights"])
+    assert shown == [["R1A", "R2C", "R3S"], ["R1C", "R2S", "R3K"]]
+
+
+def test_kingdom_wild_greedy_loses():
+    # The red Kingdom card could make R1A R1S R1C a Four (15 + nothing = 15), but
+    # standing for R2C beside R2A R2S it makes a second Three: 10 + 10 = 20.
+    best = best_arrangement(["R1A", "R1S", "R1C", "R2A", "R2S", "R*"])
+    assert best["points"]["kingdom"] == 20
+    wild_set = next(s for s in best["kingdom"] if "R*" in s["cards"])
+    assert wild_set["stands_for"]["R*"] in ("R2C", "R2K") and wild_set["set"] == "kingdom-three"
+
+
+def test_straight_jokers_go_where_they_help_most():
+    # R1A R2S needs a red 3; G2A G3S needs a green 1 or 4. One Joker of coins can
+    # serve one of them (5); with the red Kingdom card as R3 as well, both (10).
+    assert points(["R1A", "R2S", "G2A", "G3S", "*C"])["straights"] == 5
+    assert points(["R1A", "R2S", "G2A", "G3S", "*C", "R*"])["straights"] == 10
+
+
+# ---- wild cards ------------------------------------------------------------------------
+
+
+def test_wild_cards_in_every_category_at_once():
+    # R* stands for a red 1 (C or K) in the Kingdom Three R1A R1S R*, and for the
+    # red 4 ending the straight R1x R2C R3K R* (of the item the 1 leaves free): 10 + 10.
+    best = best_arrangement(["R1A", "R1S", "R2C", "R3K", "R*"])
+    assert best["points"] == {"kingdom": 10, "straights": 10, "joker": 0}
+    assert best["kingdom"][0]["stands_for"]["R*"] in ("R1C", "R1K")
+    straight = best["straights"][0]
+    assert straight["set"] == "straight-four"
+    one = next(c for c in straight["cards"] if c in ("R1A", "R1S"))
+    assert straight["stands_for"] == {"R*": "R4" + ("S" if one == "R1A" else "A")}
+
+
+def test_jokers_of_one_item_complete_kingdom_sets():
+    # *S stands for R1S: R1A R1C *S is a Kingdom Three (10); adding R* makes a Four (15)
+    assert points(["R1A", "R1C", "*S"])["kingdom"] == 10
+    assert points(["R1A", "R1C", "*S", "R*"])["kingdom"] == 15
+    # a Joker of axes cannot stand for a second axes card beside R1A
+    assert points(["R1A", "R1C", "*A"])["kingdom"] == 0
+
+
+def test_a_wild_card_never_stands_for_a_card_held():
+    # *C would have to be R1C, which is held: the red 1s stay a Three (10), not a Four
+    assert points(["R1A", "R1S", "R1C", "*C"])["kingdom"] == 10
+    # all four axes 4s held (16): the Joker of axes stands for a 3 at best: 19 -> 8
+    assert points(["R4A", "G4A", "B4A", "Y4A", "*A"])["joker"] == 8
+
+
+def test_two_wild_cards_never_stand_for_the_same_card():
+    # G4A B4A Y4A = 12. R* can only add a red axes card, R4A at best (+4); the Joker
+    # of axes then takes the best axes card left, a 3 (+3): 19 -> 8 (not 20 -> 9).
+    best = best_arrangement(["G4A", "B4A", "Y4A", "R*", "*A"])
+    assert best["points"]["joker"] == 8
+    stands = best["joker"][0]["stands_for"]
+    assert sorted(int(c[1]) for c in stands.values()) == [3, 4] and "R4A" in stands.values()
+    assert best["joker"][0]["count"] == 19
+
+
+def test_wild_cards_alone_can_make_a_set():
+    # R*, *A and *S: a red Kingdom Three of some number (10), and a red straight of
+    # three too, e.g. R* as R1C, *A as R2A, *S as R3S (5); far from 12 of an item
+    assert points(["R*", "*A", "*S"]) == {"kingdom": 10, "straights": 5, "joker": 0}
+
+
+def test_a_joker_set_can_take_a_kingdom_card():
+    # 4+4+3 = 11 shields; the yellow Kingdom card stands for Y4S: 15 -> 4 points
+    best = best_arrangement(["R4S", "G4S", "B3S", "Y*"])
+    assert best["points"]["joker"] == 4
+    assert best["joker"][0]["stands_for"] == {"Y*": "Y4S"}
+
+
+# ---- brute force over every arrangement --------------------------------------------------
+
+
+def _stands(wild):
+    if wild.endswith("*"):
+        return [f"{wild[0]}{n}{i}" for n in NUMBERS for i in ITEMS]
+    return [f"{c}{n}{wild[1]}" for c in COLOURS for n in NUMBERS]
+
+
+def _kingdom_value(cards):
+    ok = len(cards) in (3, 4) and len({(c[0], c[1]) for c in cards}) == 1
+    return (15 if len(cards) == 4 else 10) if ok else 0
+
+
+def _straight_value(cards):
+    nums = sorted(int(c[1]) for c in cards)
+    ok = (len({c[0] for c in cards}) == 1 and len({c[2] for c in cards}) == len(cards)
+          and nums in ([1, 2, 3], [2, 3, 4], [1, 2, 3, 4]))
+    return (10 if len(cards) == 4 else 5) if ok else 0
+
+
+def _joker_value(cards):
+    if len({c[2] for c in cards}) != 1:
+        return 0
+    total = sum(int(c[1]) for c in cards)
+    return total - 11 if total >= 12 else 0
+
+
+def _pack(cards: frozenset, value) -> int:
+    """The most points from disjoint sets of ``cards`` (each set scored by ``value``),
+    trying every subset for the first card."""
+
+    @cache
+    def go(rest: frozenset) -> int:
+        if not rest:
+            return 0
+        first = min(rest)
+        others = sorted(rest - {first})
+        best = go(rest - {first})
+        for k in range(1, len(others) + 1):
+            for combo in combinations(others, k):
+                v = value((first,) + combo)
+                if v:
+                    best = max(best, v + go(rest - {first} - set(combo)))
+        return best
+
+    return go(cards)
+
+
+def brute_force(cards):
+    naturals = [c for c in cards if len(c) == 3]
+    wilds = [c for c in cards if len(c) == 2]
+    out = {}
+    for name, value in (("kingdom", _kingdom_value), ("straights", _straight_value),
+                        ("joker", _joker_value)):
+        best = 0
+        options = [[None] + [c for c in _stands(w) if c not in naturals] for w in wilds]
+        for stand in product(*options):
+            shown = [c for c in stand if c is not None]
+            if len(shown) != len(set(shown)):
+                continue
+            best = max(best, _pack(frozenset(naturals + shown), value))
+        out[name] = best
+    return out
+
+
+def check_arrangement(cards, best):
+    """The arrangement shown is a real one: valid sets, each card once per category,
+    wild cards standing for distinct cards not held, points adding up."""
+    for name, value in (("kingdom", _kingdom_value), ("straights", _straight_value),
+                        ("joker", _joker_value)):
+        used, stood = [], []
+        for s in best[name]:
+            used += s["cards"]
+            stood += list(s["stands_for"].values())
+            shown = [s["stands_for"].get(c, c) for c in s["cards"]]
+            assert value(tuple(shown)) == s["points"] > 0, s
+        assert len(used) == len(set(used)) and all(c in cards for c in used)
+        assert len(stood) == len(set(stood)) and not set(stood) & set(cards)
+        assert sum(s["points"] for s in best[name]) == best["points"][name]
+
+
+SMALL_POOL = [f"{c}{n}{i}" for c in "RG" for n in NUMBERS for i in ITEMS]
+collections = st.tuples(
+    st.lists(st.sampled_from(SMALL_POOL), max_size=8, unique=True),
+    st.lists(st.sampled_from(["R*", "G*", "*A", "*S", "*C"]), max_size=2, unique=True),
+).map(lambda t: t[0] + t[1])
+
+
+@settings(max_examples=120, deadline=None)
+@given(collections)
+def test_scorer_matches_brute_force(cards):
+    best = best_arrangement(cards)
+    assert best["points"] == brute_force(cards)
+    check_arrangement(cards, best)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.sampled_from([f"R{n}{i}" for n in NUMBERS for i in ITEMS]),
+                min_size=5, max_size=10, unique=True))
+def test_one_colour_straights_match_brute_force(cards):
+    # dense single-colour collections: where straights compete for the same cards
+    best = best_arrangement(cards)
+    assert best["points"]["straights"] == brute_force(cards)["straights"]
+    check_arrangement(cards, best)
