@@ -1,0 +1,131 @@
+"""Whole random games: the invariants of the board hold at every step, games end,
+and a hidden piece's kind never reaches the opponent or a spectator."""
+
+import copy
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from referee.autoplay import random_game
+from referee.games.castle_danger import board
+
+CONFIGS = [
+    {},
+    {"edition": "3rd"},
+    {"variant": "hidden-danger"},
+    {"edition": "3rd", "variant": "hidden-danger"},
+    {"turn_limit": 6},
+    {"edition": "3rd", "variant": "hidden-danger", "turn_limit": 12},
+]
+
+
+def since_turn_began(log):
+    """The events of the turn now being played."""
+    out = []
+    for ev in reversed(log):
+        if ev.type == "turn-begun":
+            break
+        out.append(ev)
+    return out[::-1]
+
+
+def check_invariants(table, log):
+    s = table.state
+    assert s.moves_left >= 0
+    if s.result is None:
+        assert s.moves_left > 0, "a turn with no moves left must have passed"
+    pieces, walls, fire = set(s.pieces), set(s.walls), set(s.fire)
+    assert len(walls) == len(s.walls) and s.walls == sorted(s.walls)
+    assert not pieces & walls and not pieces & fire and not walls & fire, "two things on a square"
+    for sq, p in s.pieces.items():
+        assert board.side(sq) == p["owner"], f"{sq} is not on its owner's half"
+        assert not p["fired"] or p["kind"] == "C"
+        assert not (p["hidden"] and (p["fired"] or p["kind"] == "K"))
+    assert all(board.terrain(w) == "grass" for w in walls)
+    assert not fire & set(board.PORTALS)
+    if s.options["edition"] == "3rd":
+        assert all(board.terrain(f) != "river" for f in fire)
+    for seat in (0, 1):
+        mine = [p["kind"] for p in s.pieces.values() if p["owner"] == seat]
+        for kind, total in board.SUPPLY.items():
+            assert s.supply[seat][kind] >= 0
+            assert s.supply[seat][kind] + mine.count(kind) == total, "supplies must add up"
+        king_lost = s.result is not None and f"hit seat {seat}'s King" in s.result["reason"]
+        assert mine.count("K") == (0 if king_lost else 1)
+    assert s.wall_pile >= 0 and s.wall_pile + len(s.walls) == board.WALLS
+    if s.result is None:
+        # Fire of the seat to move was all lit this turn: the rest went out as it began.
+        lit = {e.payload["at"] for e in since_turn_began(log)
+               if e.type == "cannon-fired" and e.payload["fire"]}
+        assert all(sq in lit for sq, owner in s.fire.items() if owner == s.turn)
+        assert s.turn == table.to_act()[0]
+
+
+def check_no_leak(table, log):
+    """Whatever kind a hidden piece had, its opponent and spectators would be shown
+    exactly the same: views, renderings, legal lists and the new events."""
+    eng, s = table.engine, table.state
+    for sq, p in s.pieces.items():
+        if not p["hidden"]:
+            continue
+        owner = p["owner"]
+        for other in board.ADDABLE:
+            if other == p["kind"]:
+                continue
+            alt = copy.deepcopy(s)
+            alt.pieces[sq]["kind"] = other
+            alt.supply[owner][p["kind"]] += 1
+            alt.supply[owner][other] -= 1
+            for viewer in (1 - owner, None):
+                assert eng.view(alt, viewer) == eng.view(s, viewer), f"view leaks {sq}"
+                assert eng.render(alt, viewer) == eng.render(s, viewer), f"render leaks {sq}"
+            assert eng.legal(alt, 1 - owner) == eng.legal(s, 1 - owner)
+    for ev in since_turn_began(log)[-6:]:
+        p = ev.payload
+        if ev.type == "piece-smuggled":
+            owner, swap = p["seat"], lambda d, k: {**d, "piece": k, "move": {**d["move"], "piece": k}}
+        elif ev.type == "cannon-fired" and p["hit"] and p["hit"]["hidden"]:
+            owner, swap = p["hit"]["owner"], lambda d, k: {**d, "hit": {**d["hit"], "kind": k}}
+        else:
+            continue
+        for other in board.ADDABLE:
+            alt = copy.copy(ev)
+            alt.payload = swap(p, other) if "move" in p or ev.type == "cannon-fired" else {**p, "piece": other}
+            for viewer in (1 - owner, None):
+                assert eng.redact(alt, viewer) == eng.redact(ev, viewer), f"{ev.type} leaks"
+                assert eng.describe(type(ev)(**{**ev.__dict__, "payload": eng.redact(ev, viewer)})) \
+                    == eng.describe(type(ev)(**{**alt.__dict__, "payload": eng.redact(alt, viewer)}))
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 10**9), config=st.sampled_from(CONFIGS))
+def test_random_games_keep_the_invariants(seed, config):
+    table, log = random_game("castle-danger", 2, config, seed=f"cd-{seed}", check=True,
+                             on_step=check_invariants)
+    reason = table.state.result["reason"]
+    assert "King" in reason or reason.startswith("draw")
+    assert log[-1].type == "seed-revealed"
+
+
+@pytest.mark.parametrize("config", [c for c in CONFIGS if c.get("variant") == "hidden-danger"])
+@pytest.mark.parametrize("seed", range(3))
+def test_hidden_kinds_never_leak(config, seed):
+    smuggles = []
+
+    def on_step(table, log):
+        check_no_leak(table, log)
+        smuggles.extend(e for e in since_turn_began(log) if e.type == "piece-smuggled")
+
+    table, log = random_game("castle-danger", 2, config, seed=f"leak-{seed}", on_step=on_step)
+    assert smuggles, "the game smuggled nothing: the test would prove nothing"
+
+
+@pytest.mark.parametrize("config", CONFIGS, ids=lambda c: "-".join(map(str, c.values())) or "default")
+def test_every_configuration_finishes(config):
+    for seed in range(4):
+        table, _ = random_game("castle-danger", 2, config, seed=f"end-{seed}")
+        result = table.state.result
+        assert result is not None
+        if config.get("turn_limit") and result["reason"].startswith("draw"):
+            assert table.state.turns == [config["turn_limit"]] * 2
