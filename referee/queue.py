@@ -20,7 +20,7 @@ class InlineQueue:
     def bind(self, service) -> None:
         self.service = service
 
-    def enqueue_settle(self, game_id: str, seq: int, kick: bool = False) -> None:
+    def enqueue_settle(self, game_id: str, seq: int, kick: bool = False, force: bool = False) -> None:
         try:
             self.service.settle(game_id)
         except Exception:  # the game stays "settling"; the next read retries it
@@ -40,26 +40,28 @@ class RQQueue:
     def bind(self, service) -> None:
         self.service = service
 
-    def enqueue_settle(self, game_id: str, seq: int, kick: bool = False) -> None:
+    def enqueue_settle(self, game_id: str, seq: int, kick: bool = False, force: bool = False) -> None:
+        """Queue the game's referee step. ``kick``: a reader found the game settling;
+        queue a fresh job unless one is still waiting (a "started" one may belong to
+        a worker that was killed: a duplicate is harmless, a lost step is not).
+        ``force``: queue a fresh job whatever (the sweep when a worker starts)."""
         from rq import Retry
-        from rq.job import Job, JobStatus
         from rq.exceptions import NoSuchJobError
+        from rq.job import Job, JobStatus
 
         job_id = f"settle-{game_id}-{seq}"
-        if kick:
-            # Readers of a settling game call this often; look at most every few
-            # seconds, and leave a job that is still waiting or running alone.
-            if not self.redis.set(f"{{g:{game_id}}}:kick", 1, nx=True, ex=3):
-                return
-            try:
-                status = Job.fetch(job_id, connection=self.redis).get_status()
-                if status in (JobStatus.QUEUED, JobStatus.STARTED, JobStatus.SCHEDULED,
-                              JobStatus.DEFERRED):
+        if kick or force:
+            if kick and not force:
+                # Readers of a settling game call this often: look every few seconds.
+                if not self.redis.set(f"{{g:{game_id}}}:kick", 1, nx=True, ex=3):
                     return
-            except NoSuchJobError:
-                pass
+                try:
+                    if Job.fetch(job_id, connection=self.redis).get_status() == JobStatus.QUEUED:
+                        return
+                except NoSuchJobError:
+                    pass
             job_id = f"{job_id}-k{self.redis.incr(f'{{g:{game_id}}}:kicks')}"
-        self.rq.enqueue("workers.jobs.settle", game_id, job_id=job_id,
+        self.rq.enqueue("workers.jobs.settle", game_id, job_id=job_id, job_timeout=120,
                         retry=Retry(max=5, interval=[1, 2, 5, 10, 30]),
                         description=f"settle game {game_id}", result_ttl=600, failure_ttl=86400)
 

@@ -427,7 +427,7 @@ class GameService:
         """Enqueue the step of every game left settling (run when a worker starts)."""
         n = 0
         for row in self.store.games(status="settling", limit=100000):
-            self.queue.enqueue_settle(row["id"], row["version"], kick=True)
+            self.queue.enqueue_settle(row["id"], row["version"], force=True)
             n += 1
         return n
 

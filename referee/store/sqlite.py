@@ -67,10 +67,13 @@ class SqliteStore(Store):
             raise
 
     def record(self, game_id: str) -> GameRecord | None:
-        row = self._conn().execute("SELECT record, status, version FROM games WHERE id = ?",
-                                   (game_id,)).fetchone()
-        if row is None:
+        # fetchall, not fetchone: a statement left unfinished would hold its read
+        # snapshot open and later reads on this connection would see stale data.
+        rows = self._conn().execute("SELECT record, status, version FROM games WHERE id = ?",
+                                    (game_id,)).fetchall()
+        if not rows:
             return None
+        row = rows[0]
         rec = GameRecord.from_dict(json.loads(row[0]))
         rec.status, rec.version = row[1], row[2]
         return rec
@@ -88,14 +91,15 @@ class SqliteStore(Store):
         conn = self._conn()
         conn.execute("BEGIN IMMEDIATE")
         try:
-            row = conn.execute("SELECT version FROM games WHERE id = ?", (game_id,)).fetchone()
+            rows = conn.execute("SELECT version FROM games WHERE id = ?", (game_id,)).fetchall()
+            row = rows[0] if rows else None
             if row is None or row[0] != expected:
                 raise Conflict(row[0] if row else 0)
             if idem is not None:
                 got = conn.execute("SELECT answer FROM answers WHERE game_id = ? AND key = ?",
-                                   (game_id, idem[0])).fetchone()
-                if got is not None:
-                    raise DuplicateRequest(json.loads(got[0]))
+                                   (game_id, idem[0])).fetchall()
+                if got:
+                    raise DuplicateRequest(json.loads(got[0][0]))
                 conn.execute("INSERT INTO answers VALUES (?, ?, ?)",
                              (game_id, idem[0], json.dumps(idem[1])))
             conn.executemany("INSERT INTO events VALUES (?, ?, ?)",
@@ -108,9 +112,9 @@ class SqliteStore(Store):
             raise
 
     def answer(self, game_id: str, key: str) -> dict | None:
-        row = self._conn().execute("SELECT answer FROM answers WHERE game_id = ? AND key = ?",
-                                   (game_id, key)).fetchone()
-        return json.loads(row[0]) if row else None
+        rows = self._conn().execute("SELECT answer FROM answers WHERE game_id = ? AND key = ?",
+                                    (game_id, key)).fetchall()
+        return json.loads(rows[0][0]) if rows else None
 
     def games(self, status=None, limit=1000):
         sql = "SELECT id, game, created_at, status, version FROM games"
@@ -123,7 +127,7 @@ class SqliteStore(Store):
         return [dict(zip(("id", "game", "created_at", "status", "version"), r, strict=True)) for r in rows]
 
     def ping(self) -> bool:
-        self._conn().execute("SELECT 1").fetchone()
+        self._conn().execute("SELECT 1").fetchall()
         return True
 
     def close(self) -> None:

@@ -1,0 +1,169 @@
+"""Referee jobs on real RQ workers against a real Redis: settling, duplicates,
+and a worker killed in the middle of a job."""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+
+import pytest
+
+from referee.games.base import ADMIN, RefereeError
+from referee.queue import InlineQueue, RQQueue
+from referee.service import Caller, GameService
+from referee.store import open_store
+
+
+def worker(store: str, queue: str, burst: bool = True, **kw) -> subprocess.Popen:
+    env = {**os.environ, "REFEREE_STORE": store, "REFEREE_QUEUE": queue}
+    args = [sys.executable, "-m", "referee.cli", "worker"] + (["--burst"] if burst else [])
+    return subprocess.Popen(args, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            start_new_session=True, **kw)
+
+
+def run_burst(store: str, queue: str) -> str:
+    proc = worker(store, queue)
+    out, _ = proc.communicate(timeout=120)
+    assert proc.returncode == 0, out.decode()
+    return out.decode()
+
+
+def types(svc, gid) -> list[str]:
+    return [ln.split('"type":"')[1].split('"')[0] for ln in svc.export(gid, Caller(ADMIN)).splitlines()]
+
+
+def play_until_settling(svc, gid, rnd, limit=200):
+    for _ in range(limit):
+        s = svc.summary(gid)
+        if s["status"] != "active":
+            return s
+        seat = s["to_act"][0]
+        legal = [m for m in svc.legal(gid, Caller(seat))["moves"] if m["type"] != "resign"]
+        svc.submit(gid, Caller(seat), {"move": rnd.choice(legal)})
+    raise AssertionError("no referee step came due")
+
+
+def children(pid: int) -> list[int]:
+    out = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as fh:
+                    stat = fh.read()
+            except OSError:
+                continue
+            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+                out.append(int(entry))
+    return out
+
+
+def wait_gone(pid: int) -> None:
+    deadline = time.time() + 10
+    while os.path.exists(f"/proc/{pid}") and time.time() < deadline:
+        try:
+            with open(f"/proc/{pid}/stat") as fh:
+                if fh.read().rsplit(")", 1)[1].split()[0] == "Z":
+                    return
+        except OSError:
+            return
+        time.sleep(0.02)
+
+
+@pytest.fixture
+def rq_service(redis_url):
+    return GameService(open_store(redis_url), RQQueue(redis_url)), redis_url
+
+
+def test_a_game_settles_on_a_real_worker(rq_service):
+    svc, url = rq_service
+    gid = svc.create("king-of-danger", ["a", "b"], {"seed": "w1"})["id"]
+    s = svc.summary(gid)
+    assert s["status"] == "settling" and s["to_act"] == [] and s["version"] == 1
+    with pytest.raises(RefereeError) as refused:
+        svc.submit(gid, Caller(0), {"move": {"type": "play", "card": "W1"}})
+    assert refused.value.code == "settling" and refused.value.status == 409
+    assert svc.legal(gid, Caller(1))["moves"] == []
+    run_burst(url, url)
+    s = svc.summary(gid)
+    assert s["status"] == "active" and types(svc, gid) == ["game-created", "hand-dealt"]
+    # a whole hand, then its scoring and the next deal, by the worker again
+    s = play_until_settling(svc, gid, random.Random(7))
+    assert s["status"] == "settling"
+    run_burst(url, url)
+    t = types(svc, gid)
+    assert t.count("hand-dealt") == 2 and "hand-scored" in t
+    assert svc.summary(gid)["status"] == "active"
+
+
+def test_duplicated_and_retried_jobs_append_once(rq_service):
+    svc, url = rq_service
+    gid = svc.create("king-of-danger", ["a", "b", "c"], {"seed": "w2"})["id"]
+    for _ in range(3):
+        svc.queue.enqueue_settle(gid, 1)  # the same job id again
+        svc.queue.enqueue_settle(gid, 1, force=True)  # fresh ids: true duplicates
+    run_burst(url, url)
+    assert types(svc, gid) == ["game-created", "hand-dealt"]
+    assert svc.settle(gid) == 0  # and once more in-process: nothing is due
+
+
+def test_a_worker_killed_mid_job_loses_nothing_and_writes_nothing_twice(redis_url, tmp_path):
+    """The store is SQLite, the queue Redis. The test holds SQLite's write lock so
+    the job blocks on its append; the worker is killed -9 right there; the lock is
+    released; a new worker finds the game still settling and finishes the step."""
+    store = f"sqlite:///{tmp_path}/kill.db"
+    svc = GameService(open_store(store), RQQueue(redis_url))
+    gid = svc.create("king-of-danger", ["a", "b"], {"seed": "w3"})["id"]
+    assert svc.summary(gid)["status"] == "settling"
+
+    blocker = sqlite3.connect(f"{tmp_path}/kill.db", isolation_level=None)
+    blocker.execute("BEGIN EXCLUSIVE")
+    proc = worker(store, redis_url, burst=False)
+    from rq import Queue
+    from rq.registry import StartedJobRegistry
+
+    started = StartedJobRegistry(queue=Queue("referee", connection=svc.queue.redis))
+    deadline = time.time() + 60
+    while not started.get_job_ids():
+        assert time.time() < deadline, "the worker never started the job"
+        time.sleep(0.05)
+    time.sleep(0.5)  # the job has read the log and waits for the write lock
+    horses = children(proc.pid)
+    assert horses, "RQ runs each job in a forked work horse"
+    for pid in [proc.pid] + horses:  # the horse has a session of its own: kill each
+        os.kill(pid, signal.SIGKILL)
+    proc.wait(10)
+    for pid in horses:
+        wait_gone(pid)
+    blocker.execute("ROLLBACK")
+    blocker.close()
+
+    svc.forget()
+    assert types(svc, gid) == ["game-created"]
+    assert svc.summary(gid)["status"] == "settling"
+    out = run_burst(store, redis_url)
+    assert "queued again" in out, out
+    assert types(svc, gid) == ["game-created", "hand-dealt"]
+    assert svc.summary(gid)["status"] == "active"
+    assert svc.audit(svc.export(gid, Caller(ADMIN)))["valid"]
+
+
+def test_a_lost_inline_step_is_done_on_the_next_read(store_url):
+    """Embedded mode: if the process died between a move's append and its step,
+    the next request for the game does the step."""
+
+    class Dropped(InlineQueue):  # the process "died" before the job ran
+        def enqueue_settle(self, *a, **kw):
+            pass
+
+    dead = GameService(open_store(store_url), Dropped())
+    gid = dead.create("king-of-danger", ["a", "b"], {"seed": "w4"})["id"]
+    assert dead.summary(gid)["status"] == "settling"
+    alive = GameService(open_store(store_url), InlineQueue())
+    s = alive.summary(gid)
+    assert alive.summary(gid)["status"] == "active", s
+    assert types(alive, gid) == ["game-created", "hand-dealt"]
