@@ -68,12 +68,16 @@ def render(view: dict, names: list[str], viewer) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _moves(n: int) -> str:
+    return f"{n} move{'' if n == 1 else 's'}"
+
+
 def describe(event) -> str:
     p, kind, who = event.payload, event.type, f"seat {event.actor}"
     if kind in ("piece-added", "piece-smuggled"):
-        piece = board.NAMES.get(p.get("piece"), "a hidden piece")
+        piece = f"a {board.NAMES[p['piece']]}" if "piece" in p else "a hidden piece"
         verb = "adds" if kind == "piece-added" else "smuggles"
-        return f"{who} {verb} {piece} on {p['at']} ({p['cost']} moves)"
+        return f"{who} {verb} {piece} on {p['at']} ({_moves(p['cost'])})"
     if kind == "piece-moved":
         return f"{who} moves {p['from']}-{p['to']}"
     if kind == "wall-built":
@@ -86,13 +90,14 @@ def describe(event) -> str:
         if hit:
             what = "a wall" if hit["kind"] == "W" else \
                 f"seat {hit['owner']}'s {board.NAMES.get(hit['kind'], 'hidden piece')}"
-        return f"{who} fires {p['from']} at {p['at']} ({p['cost']} moves), hitting {what}"
+        return f"{who} fires {p['from']} at {p['at']} ({_moves(p['cost'])}), hitting {what}"
     if kind == "piece-revealed":
-        return f"{who} reveals seat {p['owner']}'s {board.NAMES[p['piece']]} on {p['at']} ({p['cost']} moves)"
+        return (f"{who} reveals seat {p['owner']}'s {board.NAMES[p['piece']]} on {p['at']} "
+                f"({_moves(p['cost'])})")
     if kind == "turn-ended":
-        return f"{who} ends turn {p['turn']} ({p['unused']} moves unused)"
+        return f"{who} ends turn {p['turn']} ({_moves(p['unused'])} unused)"
     if kind == "turn-begun":
-        return f"seat {p['seat']} begins turn {p['turn']} with {p['moves']} moves"
+        return f"seat {p['seat']} begins turn {p['turn']} with {_moves(p['moves'])}"
     if kind in ("game-won", "game-drawn", "resigned"):
         return f"game over: {p['result']['reason']}"
     return f"{event.actor}: {kind}"
