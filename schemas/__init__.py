@@ -42,10 +42,12 @@ class GameCreated(Schema):
     seed_commitment = fields.String(metadata={"description": "SHA-256 of the shuffle seed, revealed at the end"})
 
 
-class Result(Schema):
-    winners = fields.List(fields.Integer())
-    reason = fields.String()
-    scores = fields.List(fields.Raw())
+def Result(**kw):  # noqa: N802 - reads as a type in the schemas below
+    # An open object: every game has winners, reason and scores; some add more
+    # (King of the Castle reveals the squires and its scoring table). A nested
+    # schema would silently drop those on output.
+    return fields.Dict(allow_none=True, metadata={
+        "description": "null while the game runs, then {winners: [seat, ...], reason, scores, ...}"}, **kw)
 
 
 class Summary(Schema):
@@ -57,7 +59,7 @@ class Summary(Schema):
     to_act = fields.List(fields.Integer())
     players = fields.List(fields.String())
     scores = fields.List(fields.Raw())
-    result = fields.Nested(Result, allow_none=True)
+    result = Result()
     stacked = fields.Boolean()
 
 
@@ -72,7 +74,7 @@ class View(Schema):
     to_act = fields.List(fields.Integer())
     seat = fields.Integer(allow_none=True)
     viewer = fields.String(metadata={"description": "seat, spectator or admin"})
-    result = fields.Nested(Result, allow_none=True)
+    result = Result()
     view = fields.Dict(metadata={"description": "the game's own view, see its docs page"})
     text = fields.String(metadata={"description": "the position as text, for posts and e-mails"})
 
