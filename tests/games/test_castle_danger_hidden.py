@@ -165,3 +165,21 @@ def test_the_opponents_lists_name_hidden_pieces_by_square_only():
     assert {"type": "reveal", "at": "d1"} in t.engine.legal(t.state, 1)
     assert "b?" in t.engine.render(t.state, 1) and "b?B" not in t.engine.render(t.state, 1)
     assert "b?B" in t.engine.render(t.state, 0)
+
+
+def test_the_reveal_limit_counts_the_wizards_there_now():
+    pieces = {"c1": "0K", "b2": "0?C", "f2": "0?Z", "c9": "1K", "e9": "1Z", "a8": "1Z", "a9": "1C"}
+    t = position(pieces, options=HD, turn=1)
+    assert t.state.moves_left == 9
+    act(t, 1, "reveal b2; fire a9 a8")  # 3 + 1: its own Cannon takes one of its 2 Wizards
+    assert t.state.moves_left == 5
+    assert refused(t, 1, "reveal f2", IllegalMove).rule == "reveal-limit"
+
+
+def test_hidden_pieces_are_shown_when_the_game_is_over():
+    t = position({"c1": "0K", "e1": "0Z", "b3": "0C", "b8": "1K", "a7": "1?C"}, options=HD)
+    assert t.engine.view(t.state, 0)["pieces"]["a7"]["kind"] == "?"
+    act(t, 0, "fire b3 b8")
+    for viewer in (0, None):
+        view = t.engine.view(t.state, viewer)
+        assert view["pieces"]["a7"]["kind"] == "C" and view["supply"][1]["exact"] is True

@@ -194,17 +194,19 @@ class CastleDanger(Engine):
         return [on_board(state, s) for s in range(state.players)]
 
     def view(self, state: CastleState, viewer) -> dict:
+        # Once the game is over nothing is secret any more (the log is opened too).
+        over = state.result is not None
         pieces = {}
         for sq, p in sorted(state.pieces.items()):
             shown = dict(p)
-            if p["hidden"] and not sees_hidden(viewer, p["owner"]):
+            if p["hidden"] and not (over or sees_hidden(viewer, p["owner"])):
                 shown["kind"] = "?"
             pieces[sq] = shown
         supply = []
         for seat in range(state.players):
             counts = dict(state.supply[seat])
             hidden = [p for p in state.pieces.values() if p["owner"] == seat and p["hidden"]]
-            exact = sees_hidden(viewer, seat)
+            exact = over or sees_hidden(viewer, seat)
             if not exact:
                 # Counting the hidden pieces back in: what the opponent can know.
                 for p in hidden:
