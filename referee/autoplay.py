@@ -12,8 +12,6 @@ import copy
 import pickle
 import random
 
-from referee import rng as rngmod
-from referee.games import engine as engine_by_name
 from referee.table import Table
 
 
@@ -80,5 +78,3 @@ def random_game(game: str, players: int, options: dict | None = None, seed: str 
         assert pickle.dumps(replayed.state) == pickle.dumps(table.state), "replay differs from play"
     return table, log
 
-
-__all__ = ["new_table", "play", "random_game", "check_step", "rngmod"]

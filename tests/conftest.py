@@ -8,7 +8,6 @@ suite needs nothing installed beforehand.
 
 from __future__ import annotations
 
-import os
 import shutil
 import socket
 import subprocess
