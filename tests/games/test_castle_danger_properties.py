@@ -8,6 +8,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from referee.autoplay import random_game
+from referee.games.base import IllegalMove
 from referee.games.castle_danger import board
 
 CONFIGS = [
@@ -131,3 +132,44 @@ def test_every_configuration_finishes(config):
         assert result is not None
         if config.get("turn_limit") and result["reason"].startswith("draw"):
             assert table.state.turns == [config["turn_limit"]] * 2
+
+
+def every_conceivable_action(variant: str):
+    """Every action of the notation on the board, whatever the position: steps to
+    each neighbouring square, shots along each file, builds, demolitions, adds."""
+    squares = board.all_squares()
+    out = [{"type": "add", "piece": k} for k in board.KINDS]
+    if variant == "hidden-danger":
+        out += [{"type": "smuggle", "piece": k} for k in board.KINDS]
+        out += [{"type": "reveal", "at": sq} for sq in squares]
+    for sq in squares:
+        out += [{"type": "move", "from": sq, "to": n} for n in board.neighbours(sq)]
+        out += [{"type": "fire", "from": sq, "at": f"{sq[0]}{r}"} for r in board.RANKS]
+        out += [{"type": "build", "at": sq}, {"type": "demolish", "at": sq}]
+    return out + [{"type": "end"}]
+
+
+@pytest.mark.parametrize("config", [{"turn_limit": 30}, {"variant": "hidden-danger", "turn_limit": 30}])
+def test_the_legal_list_is_exactly_what_the_referee_accepts(config):
+    variant = config.get("variant", "standard")
+    conceivable = every_conceivable_action(variant)
+    seen = set()
+
+    def on_step(table, log):
+        if table.over or len(log) % 2:
+            return
+        eng, seat = table.engine, table.to_act()[0]
+        accepted = []
+        for move in conceivable:
+            try:
+                eng.decide(table.state, seat, move)
+            except IllegalMove:
+                continue
+            accepted.append(move)
+        legal = [m for m in eng.legal(table.state, seat) if m["type"] != "resign"]
+        assert sorted(map(str, accepted)) == sorted(map(str, legal))
+        seen.update(m["type"] for m in legal)
+
+    random_game("castle-danger", 2, config, seed="exact-legal-3", on_step=on_step)
+    expected = {"add", "move", "build", "demolish", "fire", "end"}
+    assert seen == expected | ({"smuggle", "reveal"} if variant == "hidden-danger" else set())
