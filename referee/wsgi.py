@@ -1,0 +1,6 @@
+"""The WSGI app for a gunicorn you run yourself (`gunicorn 'referee.wsgi:app'`);
+configured from REFEREE_STORE and REFEREE_QUEUE."""
+
+from referee.api import create_app
+
+app = create_app()
