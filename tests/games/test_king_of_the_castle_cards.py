@@ -342,6 +342,7 @@ def test_unexpected_loss_discards_a_random_card_of_the_player_picked():
     t = prepared(hands=hands("unexpected-loss", other=["famed", "famed", "famed"]))
     evs = move(t, 0, "play unexpected-loss seat 1")
     assert ("lost", {"seat": 1, "card": "famed"}) in [(e.type, e.payload) for e in evs]
+    assert "window-opened" not in types(evs)  # Not That Bad guards castles, not hands
     # seat 1 is left with two cards, and draws two at the start of its turn
     assert ("drew", {"seat": 1, "count": 2, "cards": ["keep", "keep"], "purpose": "hand"}) in \
         [(e.type, e.payload) for e in evs]

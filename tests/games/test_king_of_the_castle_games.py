@@ -325,3 +325,22 @@ def test_alphabetical_personalities_and_an_explicit_personality_deck():
     table, _ = new_table(GAME, 2, {"personality_deck": people}, seed=SEED)
     assert kingdom(table) == ["Z", ["Y", "X", "W"], ["V", "U", "T"], ["S", "R", "Q"]]
     assert "personality_deck" not in table.engine.view(table.state, 0)
+
+
+def test_an_empty_largest_castle_gives_no_king():
+    # castle 1 (level 3) lost all its men to an earlier failed succession: the
+    # throne goes to the largest castle that has a Lord, castle 2 (leftmost of 0s).
+    t = prepared(hands=[["peaceful-death", "keep", "keep", "keep"], ["keep"] * 3], people="",
+                 castles=((None, None, None), ("E", "F", "G"), ("H", "I", "J")),
+                 levels={1: {"domain": ["city"]}}, standing=["pass"] * 2)
+    t.state.ending = True
+    move(t, 0, "play peaceful-death")
+    assert kingdom(t) == ["E", [None, None, None], ["F", "G", None], ["H", "I", "J"]]
+
+
+def test_scores_stay_hidden_until_the_end():
+    t = prepared(hands=[["keep"] * 4, ["keep"] * 3], squires=[["A", "B", "C"], ["D", "E", "F"]])
+    assert t.scores() == [0, 0]
+    move(t, 1, "resign")
+    # resigning ends the game: the others share the win on the hidden scores
+    assert t.state.result["winners"] == [0]
