@@ -303,6 +303,35 @@ def test_scoring_a_hand_adds_the_points_and_passes_the_deal_left():
     assert s.stage == "deal"
 
 
+def test_the_hand_ends_when_the_dealer_has_played_the_last_card():
+    # 3 players, dealer 0: the order is 1, 2, 0; seat 2 and then the dealer hold
+    # one card each, seat 1 is already out.
+    table, log = table_with(3, [[], [], []], QUIET_FIELD + ["G1C", "B2A"])
+    s = table.state
+    s.hands = [["R1S"], [], ["B2S"]]
+    s.field = [["B4S"], ["R4S"], ["G3K"]]
+    s.pile = ["Y1S", "Y2S"]
+    s.collected = [["R1C", "R1K", "Y3C", "Y4C"], ["G4A", "B4A", "Y4A", "R2A"], []]
+    s.turn = 2
+    # seat 2: B2S takes B4S; Y1S turned up matches nothing and stays
+    move(table, 2, {"type": "play", "card": "B2S"}, log)
+    assert table.to_act() == [0] and table.state.field == [["R4S"], ["G3K"], ["Y1S"]]
+    # the dealer: R1S takes R4S, Y2S takes Y1S; hands are empty: the hand is scored
+    # seat 0: R1C R1K R1S is a Kingdom Three (10); no straight (Y1S Y2S Y3C and
+    #   Y2S Y3C Y4C repeat an item); shields 1+4+2+1 = 8, coins 1+3+4 = 8: nothing
+    # seat 1: axes 4+4+4+2 = 14: 3 points; seat 2: B2S B4S: nothing
+    events = move(table, 0, {"type": "play", "card": "R1S"}, log)
+    assert [e.type for e in events] == ["played", "drawn", "hand-scored", "dealt"]
+    scored = events[2].payload
+    assert scored["points"] == [10, 3, 0] and scored["totals"] == [10, 3, 0]
+    assert scored["seats"][0]["collected"] == ["R1S", "R1C", "R1K", "R4S", "Y1S", "Y2S",
+                                               "Y3C", "Y4C"]
+    assert scored["left_in_field"] == ["G3K"] and scored["dealer"] == 0
+    # the deal passes left: seat 1 deals hand 2, seat 2 plays first
+    assert events[3].payload["dealer"] == 1 and events[3].payload["hand"] == 2
+    assert table.to_act() == [2] and table.state.dealt_by == [1, 0, 0]
+
+
 def test_the_game_ends_after_every_seat_dealt_three_times():
     import random
 

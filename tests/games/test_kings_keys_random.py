@@ -59,6 +59,9 @@ class Watcher:
             for viewer in self.viewers:
                 leak = mentioned(KK.redact(ev, viewer), hidden_from(self.shadow, viewer))
                 assert not leak, f"{ev.type} shows {leak} to {viewer}"
+            line = KK.describe(ev)
+            assert line and "\n" not in line and (ev.type == "game-created" or ev.type in line
+                                                  or "seat" in line or "referee" in line)
         self.seen = len(log)
         assert self.shadow == table.state
         self.check_state(table.state)
@@ -69,6 +72,8 @@ class Watcher:
             # cards may be in this hand's hands now without telling anything of them
             assert view.pop("last_hand") == self.last_scored
             assert not mentioned(view, hidden)
+            text = KK.render(table.state, viewer)
+            assert text.startswith("King's Keys") and not [c for c in hidden if c in text.split()]
             if viewer is not None:
                 assert not mentioned(KK.legal(table.state, viewer), hidden)
 
