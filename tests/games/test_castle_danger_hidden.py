@@ -183,3 +183,10 @@ def test_hidden_pieces_are_shown_when_the_game_is_over():
     for viewer in (0, None):
         view = t.engine.view(t.state, viewer)
         assert view["pieces"]["a7"]["kind"] == "C" and view["supply"][1]["exact"] is True
+
+
+def test_the_owner_reveals_only_in_its_own_turn():
+    t = table(HD)
+    act(t, 0, "smuggle C; end")
+    err = refused(t, 0, "reveal d1")
+    assert type(err).__name__ == "NotYourTurn"
