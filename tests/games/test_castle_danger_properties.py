@@ -87,14 +87,20 @@ def check_no_leak(table, log):
     for ev in since_turn_began(log)[-6:]:
         p = ev.payload
         if ev.type == "piece-smuggled":
-            owner, swap = p["seat"], lambda d, k: {**d, "piece": k, "move": {**d["move"], "piece": k}}
+            owner = p["seat"]
+
+            def swap(k, p=p):
+                return {**p, "piece": k, "move": {**p["move"], "piece": k}}
         elif ev.type == "cannon-fired" and p["hit"] and p["hit"]["hidden"]:
-            owner, swap = p["hit"]["owner"], lambda d, k: {**d, "hit": {**d["hit"], "kind": k}}
+            owner = p["hit"]["owner"]
+
+            def swap(k, p=p):
+                return {**p, "hit": {**p["hit"], "kind": k}}
         else:
             continue
         for other in board.ADDABLE:
             alt = copy.copy(ev)
-            alt.payload = swap(p, other) if "move" in p or ev.type == "cannon-fired" else {**p, "piece": other}
+            alt.payload = swap(other)
             for viewer in (1 - owner, None):
                 assert eng.redact(alt, viewer) == eng.redact(ev, viewer), f"{ev.type} leaks"
                 assert eng.describe(type(ev)(**{**ev.__dict__, "payload": eng.redact(ev, viewer)})) \
