@@ -299,9 +299,15 @@ class KingOfDanger(Engine):
         return out
 
     def redact(self, event: Event, viewer: Viewer) -> dict:
-        if event.type != "hand-dealt" or viewer == ADMIN:
-            return event.payload
         p = event.payload
+        if viewer == ADMIN:
+            return p
+        if event.type == "game-created" and "deck" in p.get("options", {}):
+            # An explicit deck order would tell every seat every hand.
+            options = {k: v for k, v in p["options"].items() if k != "deck"}
+            return {**p, "options": {**options, "deck": "hidden"}}
+        if event.type != "hand-dealt":
+            return p
         out = {k: v for k, v in p.items() if k not in ("hands", "face_down")}
         out["hands"] = [list(h) if s == viewer else None for s, h in enumerate(p["hands"])]
         out["hand_sizes"] = [len(h) for h in p["hands"]]
