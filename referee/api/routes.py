@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import time
 
 from flask import Response, current_app, request
@@ -144,3 +145,24 @@ def audit(*_):
     """Verify an exported log: chain, every move, every referee event, the seed."""
     text = request.get_data(as_text=False)
     return service().audit(text)
+
+
+@blp.route("/inbound/email", methods=["POST"])
+@blp.response(201, s.MoveResult)
+@blp.doc(requestBody={"required": True, "description": "a raw RFC 822 message",
+                      "content": {"message/rfc822": {"schema": {"type": "string"}}}})
+@timed("inbound-email")
+def inbound_email(*_):
+    """Moves sent by e-mail, applied as the seat whose token the message carries.
+
+    The game is named by `referee+GAMEID@...` or `[GAMEID]` in the subject; the
+    token on a line `token: ...`; the moves are the other lines, in the game's
+    notation. A message delivered twice (same Message-ID) is applied once."""
+    from referee import mail
+
+    got = mail.read(request.get_data())
+    svc = service()
+    who = svc.caller(got["game"], got["token"])
+    # Message-IDs can be long; their hash is the idempotency key
+    key = "mail:" + hashlib.sha256(got["message_id"].encode()).hexdigest() if got["message_id"] else None
+    return svc.submit(got["game"], who, {"text": got["text"]}, key)
