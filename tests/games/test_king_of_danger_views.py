@@ -105,8 +105,10 @@ def test_describe_table_cards_kings_and_the_end_of_a_hand():
     events = []
     for plays, *_ in TWO_TRICKS[2:]:
         for seat, move in plays:
-            events = play(table, seat, move)
-    lines = [KOD.describe(e) for e in events]
+            events += play(table, seat, move)
+    lines = [KOD.describe(e) for e in events][-7:]
     assert lines[0] == "seat 1 plays Z3, naming walls"
-    assert lines[2] == "referee: hand 1 scored, trackers 3 6, scores 3 6"
-    assert lines[3] == "referee: game over, Bob has the highest score, 6, after hand 1 (target 6)"
+    assert lines[1] == "seat 0 plays Z2"
+    assert lines[2] == "seat 1 wins trick 13 (walls) with the highest card; trackers 3 6"
+    assert lines[3] == "referee: hand 1 scored, trackers 3 6, scores 3 6"
+    assert lines[4] == "referee: game over, Bob has the highest score, 6, after hand 1 (target 6)"
