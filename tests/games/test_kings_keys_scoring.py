@@ -259,3 +259,17 @@ def test_one_colour_straights_match_brute_force(cards):
     best = best_arrangement(cards)
     assert best["points"]["straights"] == brute_force(cards)["straights"]
     check_arrangement(cards, best)
+
+
+ITEM_POOL = [f"{c}{n}{i}" for c in COLOURS for n in NUMBERS for i in "AS"]
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.lists(st.sampled_from(ITEM_POOL), min_size=2, max_size=7, unique=True),
+       st.lists(st.sampled_from(["R*", "G*", "*A", "*S"]), min_size=1, max_size=2, unique=True))
+def test_two_item_collections_with_wild_cards_match_brute_force(naturals, wilds):
+    # few items, many colours: Joker sets near 12 where wild cards compete
+    cards = naturals + wilds
+    best = best_arrangement(cards)
+    assert best["points"] == brute_force(cards)
+    check_arrangement(cards, best)
