@@ -106,7 +106,7 @@ def render(state, viewer) -> str:
                      f"Seneschal {_man(c['seneschal'])}, Master at Arms {_man(c['master'])}")
         lines.append("  " + "; ".join(f"{a}: {' < '.join(c[a]) or '-'}" for a in ATTRIBUTES))
     lines.append(f"Personality deck: {v['personality_deck_size']} cards"
-                 + (f" ({' '.join(v['personality_deck'])})" if "personality_deck" in v else "")
+                 + (f" ({' '.join(v['personality_deck'])})" if v.get("personality_deck") else "")
                  + f"; dead: {' '.join(v['personality_discard']) or '-'}")
     lines.append(f"Event deck: {v['event_deck_size']} cards; discard pile ({v['event_discard_size']}): "
                  f"{', '.join(v['event_discard']) or '-'}")
