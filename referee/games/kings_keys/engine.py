@@ -12,6 +12,7 @@ passes left; after every seat has dealt three times, ``game-ended``.
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass
 from dataclasses import field as default
 
@@ -167,7 +168,7 @@ class KingsKeys(Engine):
             if len(options) > 1:
                 raise IllegalMove("take-needed", f"{card} could take {_say(options)}: name one"
                                   " with take", options=[p[0] for p in options])
-            took = options[0] if options else []
+            took = list(options[0]) if options else []
         drafts = [Draft("played", {"seat": seat, "card": card, "took": took})]
         if state.pile:
             after = [p for p in state.field if p != took]
@@ -177,10 +178,10 @@ class KingsKeys(Engine):
             options = takeable(after, top)
             if len(options) > 1:
                 drafts.append(Draft("drawn", {"seat": seat, "card": top, "took": [],
-                                              "choices": options}))
+                                              "choices": [list(p) for p in options]}))
             else:
                 drafts.append(Draft("drawn", {"seat": seat, "card": top,
-                                              "took": options[0] if options else []}))
+                                              "took": list(options[0]) if options else []}))
         return drafts
 
     @staticmethod
@@ -232,14 +233,14 @@ class KingsKeys(Engine):
             self._end_turn(state)
         elif t == "hand-scored":
             state.totals = list(p["totals"])
-            state.last_hand = p
+            state.last_hand = copy.deepcopy(p)  # never share a logged payload
             state.hands_played += 1
             state.dealt_by[state.dealer] += 1
             state.dealer = (state.dealer + 1) % state.players
             state.field, state.pile = [], []
             state.stage = "end" if min(state.dealt_by) >= ROTATIONS else "deal"
         elif t == "game-ended":
-            state.result = p["result"]
+            state.result = copy.deepcopy(p["result"])
             state.stage = "over"
         else:
             raise ValueError(f"unknown King's Keys event {t!r}")
