@@ -21,7 +21,7 @@ def new_table(game: str, players: int | list[str], options: dict | None = None,
     table and the whole log so far."""
     names = players if isinstance(players, list) else [f"p{i}" for i in range(players)]
     opts = dict(options or {})
-    stacked = any(k in opts for k in ("deck", "personality_deck", "event_deck"))
+    stacked = any(opts.get(k) is not None for k in ("deck", "personality_deck", "event_deck"))
     created = Table.created_event(game, game_id, names, opts, seed, stacked)
     table = Table.from_created(created)
     log = [created] + table.settle_all(seed)

@@ -54,3 +54,16 @@ def test_resign_ends_the_game_for_the_others():
     play(table, 1, {"type": "resign"}, "abc", log)
     assert table.state.result["winners"] == [0]
     assert table.status == "finished"
+
+
+def test_an_explicit_deck_with_copies_reports_only_what_is_wrong():
+    from referee.games.base import BadOptions, check_deck
+
+    cards = ["a", "a", "b"]
+    check_deck({"deck": ["a", "b", "a"]}, "deck", cards)
+    with pytest.raises(BadOptions) as err:
+        check_deck({"deck": ["a", "b", "b"]}, "deck", cards)
+    assert "missing ['a']" in err.value.detail and "extra ['b']" in err.value.detail
+    with pytest.raises(BadOptions) as err:
+        check_deck({"deck": [["a", "a", "b"], ["a", "b"]]}, "deck", cards)
+    assert err.value.extra["field"] == "deck" and "deck[1]" in err.value.detail

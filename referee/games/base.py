@@ -25,6 +25,7 @@ game and done here; engines implement the ``*_move``/``*_event`` hooks.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass
 
 from referee.events import Draft, Event
@@ -300,8 +301,10 @@ def check_deck(options: dict, key: str, cards: list[str]) -> None:
         if not isinstance(deck, list) or not all(isinstance(c, str) for c in deck):
             raise BadOptions(f"{where} must be a list of card codes", field=key)
         if sorted(deck) != sorted(cards):
-            missing = sorted(set(cards) - set(deck))
-            extra = sorted(set(deck) - set(cards))
-            dup = sorted({c for c in deck if deck.count(c) > 1})
-            raise BadOptions(f"{where} must hold each of the {len(cards)} cards exactly once"
-                             f" (missing {missing}, unknown {extra}, repeated {dup})", field=key)
+            # Counter differences, so decks with several copies of a card (King of
+            # the Castle's events) report only what is really missing or extra.
+            want, got = Counter(cards), Counter(deck)
+            missing = sorted((want - got).elements())
+            extra = sorted((got - want).elements())
+            raise BadOptions(f"{where} must hold each of the {len(cards)} cards exactly as the game's deck"
+                             f" does (missing {missing}, extra {extra})", field=key)
