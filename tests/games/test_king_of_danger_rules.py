@@ -175,6 +175,16 @@ def test_follow_suit_counts_face_up_cards_with_two_players():
     assert KOD.legal_moves(table.state, ANN) == [{"type": "play", "card": "W1"}]
 
 
+def test_face_down_cards_do_not_bind_a_follower():
+    table, _ = start(2, TWO_DECK)
+    # set position: Ann's face-up W1 and her face-down Z8 trade places, so her
+    # only Walls cards (W1 W2 W4) all lie face down
+    table.state.face_up[ANN][0], table.state.face_down[ANN][1] = "Z8", "W1"
+    play(table, BOB, "W7")
+    legal = KOD.legal_moves(table.state, ANN)
+    assert [m["card"] for m in legal] == ["C1", "C2", "C3", "Z2", "Z4", "Z5", "Z8", "KD", "KC"]
+
+
 def test_a_wizard_leading_must_name_the_suit():
     table, _ = start(3, THREE_DECK)
     for seat, text in [p for plays, *_ in THREE_TRICKS[:4] for p in plays]:
@@ -257,6 +267,12 @@ def test_last_king_meeting_its_condition_wins_over_an_earlier_one():
     # the later King fails (no Walls): the earlier one that holds wins
     cards = [[0, "C1"], [1, "KC"], [2, "Z3"], [3, "KW"]]
     assert winner(cards, "cannons") == (1, "king-condition")
+
+
+def test_a_kings_condition_counts_off_suit_cards_too():
+    # a Cannons card thrown on a Walls trick still wakes the King of Cannons
+    assert winner([[0, "W5"], [1, "C1"], [2, "KC"]], "walls") == (2, "king-condition")
+    assert winner([[0, "C5"], [1, "W1"], [2, "KW"]], "cannons") == (2, "king-condition")
 
 
 def test_off_suit_cards_never_win():
