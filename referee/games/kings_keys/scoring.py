@@ -245,13 +245,12 @@ def best_straights(naturals: frozenset, wilds: tuple) -> tuple[int, list[dict]]:
     tried; each colour is then searched on its own (cached per set of Jokers)."""
     kingdoms = {w[0] for w in wilds if is_kingdom(w)}
     jokers = [w[1] for w in wilds if is_joker(w)]
-    cache: dict = {}
+    solved: dict = {}
 
     def colour_best(c: str, lent: tuple) -> tuple[int, list[dict]]:
-        key = (c, lent)
-        if key not in cache:
-            cache[key] = _ColourStraights(c, naturals, c in kingdoms, lent).best()
-        return cache[key]
+        if (c, lent) not in solved:
+            solved[c, lent] = _ColourStraights(c, naturals, c in kingdoms, lent).best()
+        return solved[c, lent]
 
     best: tuple[int, list[dict]] = (-1, [])
     for where in product((None,) + tuple(COLOURS), repeat=len(jokers)):
