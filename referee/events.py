@@ -36,6 +36,10 @@ class Event:
     payload: dict
     prev: str = GENESIS
     hash: str = ""
+    # The canonical JSON as sealed. Once an event is sealed, what is stored and
+    # answered is this text, whatever later happens to the payload's objects in
+    # memory (an engine keeping a list of it in its state, say).
+    frozen: str | None = field(default=None, repr=False, compare=False)
 
     def body(self) -> dict:
         return {"seq": self.seq, "type": self.type, "actor": self.actor, "at": self.at,
@@ -46,18 +50,31 @@ class Event:
 
     def sealed(self) -> Event:
         self.hash = self.compute_hash()
+        self.frozen = canonical({**self.body(), "hash": self.hash}).decode()
         return self
 
     def to_dict(self) -> dict:
+        if self.frozen is not None:
+            return json.loads(self.frozen)
         return {**self.body(), "hash": self.hash}
 
     def to_json(self) -> str:
-        return canonical(self.to_dict()).decode()
+        return self.frozen if self.frozen is not None else canonical(self.to_dict()).decode()
+
+    def copy(self) -> Event:
+        """A deep copy, from the sealed text when there is one."""
+        return Event.from_dict(self.to_dict())
 
     @classmethod
     def from_dict(cls, d: dict) -> Event:
         return cls(seq=d["seq"], type=d["type"], actor=d["actor"], at=d["at"],
                    payload=d["payload"], prev=d["prev"], hash=d["hash"])
+
+    @classmethod
+    def from_json(cls, text: str) -> Event:
+        ev = cls.from_dict(json.loads(text))
+        ev.frozen = text
+        return ev
 
 
 @dataclass

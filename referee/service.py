@@ -103,9 +103,9 @@ class GameService:
     def create(self, game: str, players: list[str], options: dict | None = None) -> dict:
         if not isinstance(game, str):
             raise MalformedMove("game must be a string", field="game")
-        options = dict(options or {})
-        if not isinstance(options, dict):
+        if not isinstance(options or {}, dict):
             raise MalformedMove("options must be an object", field="options")
+        options = dict(options or {})
         seed = options.pop("seed", None)
         if seed is not None and (not isinstance(seed, str) or not seed):
             raise MalformedMove("seed must be a non-empty string", field="options.seed")

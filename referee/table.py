@@ -43,6 +43,8 @@ class Table:
                       seed: str, stacked: bool, at: str | None = None) -> Event:
         """The first event of a new game (options validated and completed here)."""
         eng = engine_by_name(game)
+        if not isinstance(options or {}, dict):
+            raise MalformedMove("options must be an object", field="options")
         if not isinstance(players, list) or not all(isinstance(p, str) and p.strip() for p in players):
             raise MalformedMove("players must be a list of names", field="players")
         from referee.games.base import check_players
@@ -99,8 +101,9 @@ class Table:
     # ---- changes -------------------------------------------------------------------
 
     def apply(self, ev: Event) -> None:
-        """Apply an event already in the log (changes this table)."""
-        self.state = self.engine.evolve(self.state, ev)
+        """Apply an event already in the log (changes this table). The engine gets
+        its own copy, so nothing it keeps can later change the logged event."""
+        self.state = self.engine.evolve(self.state, ev.copy())
         if ev.type == "game-aborted":
             self.aborted = True
         elif ev.type == "seed-revealed":

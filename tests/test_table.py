@@ -67,3 +67,23 @@ def test_an_explicit_deck_with_copies_reports_only_what_is_wrong():
     with pytest.raises(BadOptions) as err:
         check_deck({"deck": [["a", "a", "b"], ["a", "b"]]}, "deck", cards)
     assert err.value.extra["field"] == "deck" and "deck[1]" in err.value.detail
+
+
+def test_a_sealed_event_cannot_be_changed_through_its_payload_objects():
+    from referee.events import Draft, chain
+
+    payload = {"hands": [["a", "b"]]}
+    ev = chain([Draft("dealt", payload)], "referee", 1, "0" * 64)[0]
+    text = ev.to_json()
+    payload["hands"][0].append("c")  # an engine that kept the list and changed it
+    assert ev.to_json() == text and ev.to_dict()["payload"] == {"hands": [["a", "b"]]}
+    copy = ev.copy()
+    copy.payload["hands"][0].clear()
+    assert ev.to_json() == text
+
+
+def test_evolve_gets_its_own_copy_of_each_event():
+    table, log = new_table("toy-nim", 2, seed="abc")
+    secret = table.state.secret
+    secret["0"] = -1  # the state's dict must not be the logged event's
+    assert log[1].payload["secret"]["0"] != -1

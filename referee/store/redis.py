@@ -72,7 +72,7 @@ class RedisStore(Store):
         return [b.decode() for b in self.r.lrange(_k(game_id, "log"), after, end)]
 
     def events(self, game_id: str, after: int = 0, limit: int | None = None) -> list[Event]:
-        return [Event.from_dict(json.loads(b)) for b in self.raw_events(game_id, after, limit)]
+        return [Event.from_json(b) for b in self.raw_events(game_id, after, limit)]
 
     def append(self, game_id, expected, events, *, status, idem=None, snapshot=None):
         keys = [_k(game_id, "log"), _k(game_id, "meta"),

@@ -85,7 +85,7 @@ class SqliteStore(Store):
         return [r[0] for r in rows]
 
     def events(self, game_id: str, after: int = 0, limit: int | None = None) -> list[Event]:
-        return [Event.from_dict(json.loads(b)) for b in self.raw_events(game_id, after, limit)]
+        return [Event.from_json(b) for b in self.raw_events(game_id, after, limit)]
 
     def append(self, game_id, expected, events, *, status, idem=None, snapshot=None):
         conn = self._conn()
