@@ -77,3 +77,12 @@ def test_any_options_get_a_clear_answer(sqlite_app, options, game, players):
     assert r.status_code in (201, 400), (r.status_code, r.get_data(as_text=True))
     if r.status_code == 400:
         assert r.json["code"] == "malformed" and r.json["field"]
+
+
+@pytest.mark.parametrize("game,players", GAMES)
+@pytest.mark.parametrize("kind", [[], {}, None, 5, True])
+def test_a_type_that_is_not_a_string_is_malformed(sqlite_app, game, players, kind):
+    g = Game(sqlite_app.test_client(), game, players, {"seed": "type"})
+    seat = g.summary()["to_act"][0]
+    r = g.post(seat, {"move": {"type": kind}})
+    assert r.status_code == 400 and r.json["code"] == "malformed" and r.json["field"] == "type"

@@ -206,6 +206,9 @@ class Engine:
             raise GameOver("the game is over")
         if not isinstance(move, dict):
             raise MalformedMove("a move is a JSON object with a 'type'")
+        if not isinstance(move.get("type"), str):
+            # checked once here, so no engine's normaliser meets a list or an object
+            raise MalformedMove("a move's 'type' must be a string", field="type")
         if move.get("type") == "resign":
             if set(move) != {"type"}:
                 raise MalformedMove("resign takes no fields")
