@@ -278,6 +278,22 @@ def check_players(engine: Engine, players: int) -> None:
                          field="players")
 
 
+def check_option_names(options: dict, allowed, title: str) -> None:
+    """Refuse an option the game does not have, naming it and the ones it has."""
+    unknown = sorted(set(options) - set(allowed))
+    if unknown:
+        raise BadOptions(f"{title} has no option {unknown[0]!r}; its options: {', '.join(sorted(allowed))}",
+                         field=unknown[0])
+
+
+def seat_option(options: dict, key: str, players: int, default: int = 0) -> int:
+    """An option naming a seat (``first_dealer``, ``first_player``)."""
+    value = options.get(key, default)
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < players:
+        raise BadOptions(f"{key} must be a seat number from 0 to {players - 1}", field=key)
+    return value
+
+
 def stacked_deck(options: dict, key: str, hand: int, cards: list[str], rng) -> list[str]:
     """The deck for hand ``hand`` (0-based): the explicit order from ``options[key]``
     when given (one deck, or a list of decks, one per hand), else a shuffle of

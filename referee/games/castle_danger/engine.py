@@ -5,7 +5,7 @@ from __future__ import annotations
 import copy
 
 from referee.events import Draft, Event
-from referee.games.base import ADMIN, BadOptions, Engine, NotYourTurn
+from referee.games.base import ADMIN, BadOptions, Engine, NotYourTurn, check_option_names
 from referee.games.castle_danger import actions, board, diagram, notation
 from referee.games.castle_danger.state import (
     CastleState,
@@ -40,12 +40,7 @@ class CastleDanger(Engine):
     # ---- options and start -------------------------------------------------------
 
     def setup(self, options: dict, players: int) -> dict:
-        allowed = {"edition", "variant", "turn_limit"}
-        unknown = sorted(set(options) - allowed)
-        if unknown:
-            raise BadOptions(f"Castle Danger has no option {unknown[0]!r} (it is played without "
-                             f"cards or dice); options: {', '.join(sorted(allowed))}",
-                             field=unknown[0])
+        check_option_names(options, ("edition", "variant", "turn_limit"), self.title)
         edition = options.get("edition", "10th")
         if edition not in EDITIONS:
             raise BadOptions("edition is '10th' (blue first) or '3rd' (red first)", field="edition")

@@ -20,7 +20,9 @@ from referee.games.base import (
     NotYourTurn,
     Viewer,
     check_deck,
+    check_option_names,
     check_players,
+    seat_option,
     stacked_deck,
 )
 from referee.games.king_of_danger import notation, text
@@ -67,18 +69,12 @@ class KingOfDanger(Engine):
 
     def setup(self, options: dict, players: int) -> dict:
         check_players(self, players)
-        unknown = sorted(set(options) - set(OPTIONS))
-        if unknown:
-            raise BadOptions(f"unknown option(s) {unknown}; King of Danger takes"
-                             f" {', '.join(OPTIONS)}", field=unknown[0])
+        check_option_names(options, OPTIONS, self.title)
         target = options.get("target", DEFAULT_TARGET)
         if type(target) is not int or not 1 <= target <= MAX_TARGET:
             raise BadOptions(f"target must be a whole number from 1 to {MAX_TARGET}",
                              field="target")
-        first_dealer = options.get("first_dealer", 0)
-        if type(first_dealer) is not int or not 0 <= first_dealer < players:
-            raise BadOptions(f"first_dealer must be a seat from 0 to {players - 1}",
-                             field="first_dealer")
+        first_dealer = seat_option(options, "first_dealer", players)
         check_deck(options, "deck", list(DECK))
         out = {"target": target, "first_dealer": first_dealer}
         if options.get("deck") is not None:

@@ -10,6 +10,8 @@ from referee.games.base import (
     IllegalMove,
     NotYourTurn,
     check_deck,
+    check_option_names,
+    seat_option,
 )
 from referee.games.king_of_the_castle import flow, notation, scoring, views
 from referee.games.king_of_the_castle.cards import CATALOGUE, LETTERS, REACTIONS
@@ -21,13 +23,6 @@ from referee.games.king_of_the_castle.state import CastleState
 OPTIONS = ("squires", "personality_order", "first_player", "first_dealer",
            "personality_deck", "event_deck")
 WINDOW_CARD = {"death": "lucky-escape", "discard": "not-that-bad"}
-
-
-def _seat_option(options: dict, key: str, players: int) -> int:
-    value = options.get(key, 0)
-    if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value < players:
-        raise BadOptions(f"{key} must be a seat number from 0 to {players - 1}", field=key)
-    return value
 
 
 def _deck_option(options: dict, key: str, cards: list[str]) -> list[str] | None:
@@ -49,9 +44,7 @@ class KingOfTheCastle(Engine):
     # ---- setting up ------------------------------------------------------------------
 
     def setup(self, options: dict, players: int) -> dict:
-        unknown = sorted(set(options) - set(OPTIONS))
-        if unknown:
-            raise BadOptions(f"unknown option {unknown[0]!r}; options: {', '.join(OPTIONS)}", field=unknown[0])
+        check_option_names(options, OPTIONS, self.title)
         squires = options.get("squires", "random")
         if squires not in ("random", "choose", "letters"):
             raise BadOptions("squires is random, choose or letters", field="squires")
@@ -66,8 +59,8 @@ class KingOfTheCastle(Engine):
             raise BadOptions("an alphabetical personality order leaves no deck to give",
                              field="personality_deck")
         return {"squires": squires, "personality_order": order,
-                "first_player": _seat_option(options, "first_player", players),
-                "first_dealer": _seat_option(options, "first_dealer", players),
+                "first_player": seat_option(options, "first_player", players),
+                "first_dealer": seat_option(options, "first_dealer", players),
                 "personality_deck": people,
                 "event_deck": _deck_option(options, "event_deck", CATALOGUE)}
 

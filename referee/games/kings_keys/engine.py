@@ -26,6 +26,8 @@ from referee.games.base import (
     NotYourTurn,
     Viewer,
     check_deck,
+    check_option_names,
+    seat_option,
     stacked_deck,
 )
 from referee.games.kings_keys import notation, text
@@ -65,17 +67,11 @@ class KingsKeys(Engine):
     # ---- creating ------------------------------------------------------------------
 
     def setup(self, options: dict, players: int) -> dict:
-        unknown = sorted(set(options) - set(OPTIONS))
-        if unknown:
-            raise BadOptions(f"unknown option {unknown[0]!r}; King's Keys takes "
-                             f"{', '.join(OPTIONS)}", field=unknown[0])
+        check_option_names(options, OPTIONS, self.title)
         wild = options.get("wild_cards", False)
         if not isinstance(wild, bool):
             raise BadOptions("wild_cards must be true or false", field="wild_cards")
-        first = options.get("first_dealer", 0)
-        if isinstance(first, bool) or not isinstance(first, int) or not 0 <= first < players:
-            raise BadOptions(f"first_dealer must be a seat from 0 to {players - 1}",
-                             field="first_dealer")
+        first = seat_option(options, "first_dealer", players)
         out = {"wild_cards": wild, "first_dealer": first}
         if options.get("deck") is not None:
             check_deck(options, "deck", deck(wild))
