@@ -213,17 +213,25 @@ class GameService:
                     opts[k] = "hidden until the game ends"
         return opts
 
+    def _heal(self, rec: GameRecord) -> None:
+        """A game stored as settling gets its job (again) before it is read: embedded
+        mode runs the step now, RQ gets a fresh job if none is waiting. This is how a
+        step lost with a killed process is done after all."""
+        if rec.status == "settling":
+            self.queue.enqueue_settle(rec.id, rec.version, kick=True)
+
     def summary(self, game_id: str) -> dict:
         rec = self.record(game_id)
-        with self._lock(game_id):
+        self._heal(rec)
+        with self._lock(game_id):  # every field from one version of the table
             table = self.load(game_id)
-        self._kick(game_id, table)
-        return {"id": game_id, "game": rec.game, "options": self._public_options(table, None),
-                "status": table.status, "version": table.seq, "to_act": table.to_act(),
-                "players": rec.players, "scores": table.scores(), "result": table.state.result,
-                "stacked": table.stacked}
+            return {"id": game_id, "game": rec.game, "options": self._public_options(table, None),
+                    "status": table.status, "version": table.seq, "to_act": table.to_act(),
+                    "players": rec.players, "scores": table.scores(), "result": table.state.result,
+                    "stacked": table.stacked}
 
     def view(self, game_id: str, caller: Caller, at: int | None = None) -> dict:
+        self._heal(self.record(game_id))
         with self._lock(game_id):
             table = self.load(game_id)
             if at is not None:
@@ -241,6 +249,7 @@ class GameService:
 
     def legal(self, game_id: str, caller: Caller) -> dict:
         self._need_seat(caller, "only a seat has legal moves")
+        self._heal(self.record(game_id))
         with self._lock(game_id):
             table = self.load(game_id)
             moves = table.engine.legal(table.state, caller.seat) if table.due() is None else []
@@ -261,6 +270,7 @@ class GameService:
             raise MalformedMove("after must be a whole number", field="after")
         if not isinstance(limit, int) or not 1 <= limit <= 1000:
             raise MalformedMove("limit must be from 1 to 1000", field="limit")
+        self._heal(self.record(game_id))
         with self._lock(game_id):
             table = self.load(game_id)
         evs = self.store.events(game_id, after=after, limit=limit)
@@ -301,6 +311,7 @@ class GameService:
             if earlier is not None:
                 return self._replayed(earlier, fingerprint)
             idem = (key, fingerprint)
+        self._heal(self.record(game_id))
         for _ in range(self.max_retries):
             with self._lock(game_id):
                 table = self.load(game_id)

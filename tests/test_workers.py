@@ -167,3 +167,19 @@ def test_a_lost_inline_step_is_done_on_the_next_read(store_url):
     s = alive.summary(gid)
     assert alive.summary(gid)["status"] == "active", s
     assert types(alive, gid) == ["game-created", "hand-dealt"]
+
+
+def test_a_lost_inline_step_is_done_before_the_next_move(store_url):
+    """Same fault, and the first request after it is a move: the step is done
+    first, then the move is judged on the dealt game (no 409 settling)."""
+
+    class Dropped(InlineQueue):
+        def enqueue_settle(self, *a, **kw):
+            pass
+
+    dead = GameService(open_store(store_url), Dropped())
+    gid = dead.create("king-of-danger", ["a", "b"], {"seed": "w5"})["id"]
+    alive = GameService(open_store(store_url), InlineQueue())
+    answer = alive.submit(gid, Caller(1), {"move": {"type": "resign"}})
+    assert answer["version"] == 3
+    assert types(alive, gid)[:3] == ["game-created", "hand-dealt", "resigned"]
