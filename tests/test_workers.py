@@ -3,6 +3,7 @@ and a worker killed in the middle of a job."""
 
 from __future__ import annotations
 
+import json
 import os
 import random
 import signal
@@ -34,7 +35,7 @@ def run_burst(store: str, queue: str) -> str:
 
 
 def types(svc, gid) -> list[str]:
-    return [ln.split('"type":"')[1].split('"')[0] for ln in svc.export(gid, Caller(ADMIN)).splitlines()]
+    return [json.loads(ln)["type"] for ln in svc.export(gid, Caller(ADMIN)).splitlines()]
 
 
 def play_until_settling(svc, gid, rnd, limit=200):
