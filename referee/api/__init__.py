@@ -6,9 +6,15 @@ from flask import Flask
 from flask_smorest import Api
 
 import referee
+import schemas
 from referee.api import problems
 from referee.api.ops import ops
 from referee.api.routes import blp
+
+
+class ProblemApi(Api):
+    # Document refusals as they are answered: problem+json with a code.
+    ERROR_SCHEMA = schemas.Problem
 
 
 def create_app(service=None, config=None) -> Flask:
@@ -28,7 +34,7 @@ def create_app(service=None, config=None) -> Flask:
         },
     )
     app.extensions["referee"] = service or build_service(config)
-    api = Api(app)
+    api = ProblemApi(app)
     api.register_blueprint(blp)
     app.register_blueprint(ops)
     problems.install(app)  # after Api: our problem+json handlers replace its JSON ones
