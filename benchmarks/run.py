@@ -46,7 +46,7 @@ def peaceful_moves(n: int, seed: str = "bench"):
         legal = [m for m in table.engine.legal(table.state, seat) if m["type"] in ("move", "end")]
         move = legal[(i * 7919) % len(legal)]
         i += 1
-        events, fork = table.propose(seat, [move])
+        events, fork = table.propose(seat, [move], seed=seed)
         table.commit(fork)
         log += events
         moves.append((seat, move))
@@ -91,7 +91,7 @@ def seeded_service(store_url: str, n: int):
     head, tail = log[: n], log[n:]
     store = open_store(store_url)
     gid = head[0].payload["id"]
-    rec = GameRecord(gid, GAME, head[0].at, ["a", "b"], {}, "bench-seed", status="active", version=1)
+    rec = GameRecord(gid, GAME, head[0].at, ["a", "b"], {}, "bench", status="active", version=1)
     store.create(rec, head[0])
     for i in range(1, len(head), 500):
         chunk = head[i:i + 500]

@@ -11,7 +11,8 @@ event's position (``seq``), a ``code`` and a readable ``detail``:
   the ones the engine derives from it;
 * every referee event is the step that was due, with exactly the derived events
   (deals re-dealt from the seed, hands rescored, the end re-detected);
-* the revealed seed matches the commitment in the first event.
+* the revealed seed matches the commitment in the first event, and every
+  event's salt is the one derived from it.
 
 While a game runs its seed is secret, so its random steps (deals) cannot be
 re-derived yet: they are taken as logged and the report says ``seed: unrevealed``.
@@ -23,10 +24,11 @@ import json
 
 from referee import rng as rngmod
 from referee.events import REFEREE, Event, canonical
+from referee.events import salt as salt_for
 from referee.games.base import RefereeError
 from referee.table import Table
 
-FIELDS = {"seq", "type", "actor", "at", "payload", "prev", "hash"}
+FIELDS = {"seq", "type", "actor", "at", "payload", "prev", "salt", "hash"}
 
 
 class Divergence(Exception):
@@ -157,6 +159,12 @@ def audit(text: str | bytes) -> dict:
             report["first_error"] = {"seq": revealed[-1].seq, "code": "seed-mismatch",
                                      "detail": "the revealed seed does not match the commitment in event 1"}
             return report
+        for ev in events:
+            if ev.salt != salt_for(seed, ev.seq):
+                report["seed"] = "mismatch"
+                report["first_error"] = {"seq": ev.seq, "code": "bad-salt",
+                                         "detail": f"event {ev.seq}'s salt is not the one the seed gives"}
+                return report
         report["seed"] = "verified"
     try:
         table, unverified = _replay(events, seed)

@@ -31,7 +31,7 @@ def new_table(game: str, players: int | list[str], options: dict | None = None,
 def play(table: Table, seat: int, moves, seed: str, log: list | None = None) -> list:
     """Submit a move (or a list, all or nothing) and settle what falls due."""
     moves = moves if isinstance(moves, list) else [moves]
-    events, fork = table.propose(seat, moves)
+    events, fork = table.propose(seat, moves, seed=seed)
     table.commit(fork)
     events += table.settle_all(seed)
     if log is not None:

@@ -5,17 +5,31 @@ the SHA-256 of the canonical JSON of its other fields, ``prev`` (the previous
 event's hash) included, so changing any byte of any event breaks every hash after
 it. Canonical JSON: keys sorted, no insignificant white space, UTF-8, integers as
 integers. Anyone can recompute a hash with a dozen lines in any language.
+
+Each event also carries a ``salt``: HMAC-SHA256 of its ``seq`` keyed by the game's
+secret seed. Without it a hash would betray hidden content of little entropy (a
+smuggled piece is one of three kinds: hash the three guesses and compare). Salts
+are withheld from seats and spectators until the seed is revealed at the end,
+when anyone can re-derive and check them.
 """
 
 from __future__ import annotations
 
 import hashlib
+import hmac
 import json
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 GENESIS = "0" * 64  # the ``prev`` of event 1
 REFEREE = "referee"  # the actor of every event the referee itself writes
+
+
+def salt(seed: str | None, seq: int) -> str:
+    """The salt of event ``seq`` of the game with this seed ("" when unknown)."""
+    if seed is None:
+        return ""
+    return hmac.new(seed.encode(), f"salt:{seq}".encode(), hashlib.sha256).hexdigest()
 
 
 def canonical(obj) -> bytes:
@@ -35,6 +49,7 @@ class Event:
     at: str
     payload: dict
     prev: str = GENESIS
+    salt: str = ""
     hash: str = ""
     # The canonical JSON as sealed. Once an event is sealed, what is stored and
     # answered is this text, whatever later happens to the payload's objects in
@@ -43,7 +58,7 @@ class Event:
 
     def body(self) -> dict:
         return {"seq": self.seq, "type": self.type, "actor": self.actor, "at": self.at,
-                "payload": self.payload, "prev": self.prev}
+                "payload": self.payload, "prev": self.prev, "salt": self.salt}
 
     def compute_hash(self) -> str:
         return hashlib.sha256(canonical(self.body())).hexdigest()
@@ -68,7 +83,7 @@ class Event:
     @classmethod
     def from_dict(cls, d: dict) -> Event:
         return cls(seq=d["seq"], type=d["type"], actor=d["actor"], at=d["at"],
-                   payload=d["payload"], prev=d["prev"], hash=d["hash"])
+                   payload=d["payload"], prev=d["prev"], salt=d.get("salt", ""), hash=d["hash"])
 
     @classmethod
     def from_json(cls, text: str) -> Event:
@@ -85,12 +100,15 @@ class Draft:
     payload: dict = field(default_factory=dict)
 
 
-def chain(drafts: list[Draft], actor, first_seq: int, prev: str, at: str | None = None) -> list[Event]:
-    """Seal drafts into events that continue a log whose last hash is ``prev``."""
+def chain(drafts: list[Draft], actor, first_seq: int, prev: str, at: str | None = None,
+          seed: str | None = None) -> list[Event]:
+    """Seal drafts into events that continue a log whose last hash is ``prev``,
+    salted from ``seed`` (no salt without one: only tests and re-derivations)."""
     at = at or utcnow()
     out = []
     for i, d in enumerate(drafts):
-        ev = Event(first_seq + i, d.type, actor, at, d.payload, prev).sealed()
+        seq = first_seq + i
+        ev = Event(seq, d.type, actor, at, d.payload, prev, salt(seed, seq)).sealed()
         prev = ev.hash
         out.append(ev)
     return out

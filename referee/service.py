@@ -259,6 +259,7 @@ class GameService:
         out = ev.to_dict()
         if viewer == ADMIN or (table.over and table.seed_revealed):
             return out
+        out["salt"] = None  # secret until the seed is revealed (see referee/events.py)
         payload = table.engine.redact(ev, viewer)
         if ev.type == "game-created":
             payload = {**payload, "options": self._public_options(table, viewer)}
@@ -311,7 +312,8 @@ class GameService:
             if earlier is not None:
                 return self._replayed(earlier, fingerprint)
             idem = (key, fingerprint)
-        self._heal(self.record(game_id))
+        rec = self.record(game_id)
+        self._heal(rec)
         for _ in range(self.max_retries):
             with self._lock(game_id):
                 table = self.load(game_id)
@@ -322,7 +324,7 @@ class GameService:
                     self._kick(game_id, table)
                     raise Settling(f"the referee must first {table.due()}; try again in a moment",
                                    current_version=table.seq)
-                events, fork = table.propose(caller.seat, moves, at=utcnow())
+                events, fork = table.propose(caller.seat, moves, at=utcnow(), seed=rec.seed)
                 answer = {"version": fork.seq,
                           "events": [self._redact(fork, ev, caller.viewer) for ev in events]}
                 stored = {"fingerprint": idem[1], "answer": answer} if idem else None
@@ -393,7 +395,7 @@ class GameService:
                 from referee.games.base import GameOver
 
                 raise GameOver("the game is already over")
-            events, fork = table.propose_abort(reason, at=utcnow())
+            events, fork = table.propose_abort(reason, at=utcnow(), seed=self.record(game_id).seed)
             try:
                 self.store.append(game_id, table.seq, events, status=fork.status,
                                   snapshot=self._snapshot(fork))

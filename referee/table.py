@@ -57,7 +57,7 @@ class Table:
             "seed_commitment": rngmod.commitment(seed), "stacked": stacked,
             "engine_version": eng.version,
         }
-        return chain([Draft("game-created", payload)], REFEREE, 1, GENESIS, at)[0]
+        return chain([Draft("game-created", payload)], REFEREE, 1, GENESIS, at, seed)[0]
 
     @classmethod
     def from_created(cls, created: Event) -> Table:
@@ -113,18 +113,19 @@ class Table:
     def _forked(self) -> Table:
         return Table(**{**self.__dict__, "state": copy.deepcopy(self.state)})
 
-    def _extend(self, drafts: list[Draft], actor, at: str | None) -> tuple[list[Event], Table]:
+    def _extend(self, drafts: list[Draft], actor, at: str | None, seed: str | None) -> tuple[list[Event], Table]:
         fork = self._forked()
         events = []
         for draft in drafts:
-            ev = chain([draft], actor, fork.seq + 1, fork.last_hash, at)[0]
+            ev = chain([draft], actor, fork.seq + 1, fork.last_hash, at, seed)[0]
             fork.apply(ev)
             events.append(ev)
         return events, fork
 
-    def propose(self, seat: int, moves: list[dict], at: str | None = None) -> tuple[list[Event], Table]:
+    def propose(self, seat: int, moves: list[dict], at: str | None = None,
+                seed: str | None = None) -> tuple[list[Event], Table]:
         """The events ``moves`` by ``seat`` would write, applied in order, all or
-        nothing (the first refusal raises and nothing is kept)."""
+        nothing (the first refusal raises and nothing is kept); salted from ``seed``."""
         if not isinstance(moves, list) or not moves:
             raise MalformedMove("moves must be a non-empty list", field="moves")
         fork, events = self._forked(), []
@@ -138,7 +139,7 @@ class Table:
                 if len(moves) > 1:
                     err.extra.setdefault("index", i)
                 raise
-            new, fork = fork._extend(drafts, seat, at)
+            new, fork = fork._extend(drafts, seat, at, seed)
             events += new
         return events, fork
 
@@ -157,10 +158,11 @@ class Table:
             drafts = self.engine.settle(self.state, rngmod.Rng(seed, self.seq + 1))
             if not drafts:
                 raise RuntimeError(f"{self.engine.name}: step {step!r} wrote no event")
-        return self._extend(drafts, REFEREE, at)
+        return self._extend(drafts, REFEREE, at, seed)
 
-    def propose_abort(self, reason: str, at: str | None = None) -> tuple[list[Event], Table]:
-        return self._extend([Draft("game-aborted", {"reason": reason, "by": "admin"})], REFEREE, at)
+    def propose_abort(self, reason: str, at: str | None = None,
+                      seed: str | None = None) -> tuple[list[Event], Table]:
+        return self._extend([Draft("game-aborted", {"reason": reason, "by": "admin"})], REFEREE, at, seed)
 
     def settle_all(self, seed: str | None, at: str | None = None, limit: int = 1000) -> list[Event]:
         """Run every due referee step now (the in-process way); changes the table."""

@@ -99,6 +99,8 @@ class EventOut(Schema):
     at = fields.String()
     payload = fields.Dict()
     prev = fields.String()
+    salt = fields.String(allow_none=True, metadata={
+        "description": "HMAC of seq keyed by the seed; null for seats and spectators until the game ends"})
     hash = fields.String()
 
 

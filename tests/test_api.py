@@ -101,7 +101,9 @@ def test_events_after_and_limit(kod):
     assert [e["seq"] for e in evs] == [1]
     evs = kod.get("/events", "admin", after=1).json["events"]
     assert [e["seq"] for e in evs] == [2]
-    assert set(evs[0]) == {"seq", "type", "actor", "at", "payload", "prev", "hash"}
+    assert set(evs[0]) == {"seq", "type", "actor", "at", "payload", "prev", "salt", "hash"}
+    assert len(evs[0]["salt"]) == 64
+    assert all(e["salt"] is None for e in kod.get("/events", 0).json["events"])
     assert evs[0]["actor"] == "referee" and evs[0]["at"].endswith("Z")
     problem(kod.get("/events", "admin", limit=0), 400, "malformed")
     problem(kod.get("/events", "admin", after=-1), 400, "malformed")

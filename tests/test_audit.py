@@ -154,3 +154,11 @@ def test_cli_export_and_games(tmp_path):
     r = referee("export", gid, "--store", url)
     assert r.returncode == 0 and audit(r.stdout)["valid"]
     assert referee("export", "nope", "--store", url).returncode == 1
+
+
+def test_a_salt_that_the_seed_does_not_give_is_caught(finished):
+    _, text = finished
+    lines = [json.loads(x) for x in text.splitlines()]
+    lines[3]["salt"] = "0" * 64
+    report = audit(reseal(lines))
+    assert report["first_error"]["code"] == "bad-salt" and report["first_error"]["seq"] == 4
