@@ -18,10 +18,10 @@ CONFIGS = [
     ("castle-danger", 2, {"edition": "3rd", "variant": "hidden-danger", "turn_limit": 25}),
     ("kings-keys", 3, {}), ("kings-keys", 4, {}),
     ("kings-keys", 3, {"wild_cards": True}), ("kings-keys", 4, {"wild_cards": True}),
-    ("king-of-the-castle", 2, {"squires": "random"}), ("king-of-the-castle", 4, {"squires": "choose"}),
-    ("king-of-the-castle", 6, {"squires": "letters"}), ("king-of-the-castle", 2, {"squires": "letters"}),
+] + [("king-of-the-castle", n, {"squires": squires}) for n in (2, 4, 6)
+      for squires in ("random", "choose", "letters")] + [
     ("king-of-the-castle", 4, {"squires": "random", "personality_order": "alphabetical"}),
-    ("king-of-the-castle", 6, {"squires": "choose"}),
+    ("king-of-the-castle", 8, {"squires": "choose"}),
 ]
 
 
