@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-import json
 import pickle
 import secrets
 import threading
@@ -320,11 +319,12 @@ class GameService:
                 if expected is not None and expected != table.seq:
                     raise VersionConflict(f"the game is at version {table.seq}, not {expected}",
                                           current_version=table.seq)
-                if table.due() is not None and not table.over:
-                    self._kick(game_id, table)
-                    raise Settling(f"the referee must first {table.due()}; try again in a moment",
-                                   current_version=table.seq)
-                events, fork = table.propose(caller.seat, moves, at=utcnow(), seed=rec.seed)
+                try:
+                    events, fork = table.propose(caller.seat, moves, at=utcnow(), seed=rec.seed)
+                except Settling as err:  # its job may be lost: queue it (again)
+                    self.queue.enqueue_settle(game_id, table.seq, kick=True)
+                    err.extra["current_version"] = table.seq
+                    raise
                 answer = {"version": fork.seq,
                           "events": [self._redact(fork, ev, caller.viewer) for ev in events]}
                 stored = {"fingerprint": idem[1], "answer": answer} if idem else None
@@ -430,12 +430,6 @@ class GameService:
                 written += len(events)
         raise RuntimeError(f"game {game_id}: referee steps did not come to rest")
 
-    def _kick(self, game_id: str, table: Table) -> None:
-        """A game found settling gets its job (again): the queue drops duplicates, and
-        a job lost with a killed worker is thereby redone."""
-        if table.due() is not None:
-            self.queue.enqueue_settle(game_id, table.seq, kick=True)
-
     def sweep(self) -> int:
         """Enqueue the step of every game left settling (run when a worker starts)."""
         n = 0
@@ -449,7 +443,3 @@ class GameService:
     @staticmethod
     def audit(text: str) -> dict:
         return auditmod.audit(text)
-
-
-def dumps(obj) -> str:
-    return json.dumps(obj, sort_keys=True)

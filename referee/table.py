@@ -171,7 +171,7 @@ class Table:
             events, fork = self.propose_step(seed, at)
             if not events:
                 return out
-            self.__dict__.update(fork.__dict__)
+            self.commit(fork)
             out += events
         raise RuntimeError("referee steps did not come to rest")
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import time
 
@@ -38,14 +39,13 @@ def caller(game_id: str) -> Caller:
 
 def timed(endpoint: str):
     def wrap(fn):
+        @functools.wraps(fn)
         def inner(*a, **kw):
             start = time.perf_counter()
             try:
                 return fn(*a, **kw)
             finally:
                 metrics.requests.labels(endpoint).observe(time.perf_counter() - start)
-        inner.__name__ = fn.__name__
-        inner.__doc__ = fn.__doc__
         return inner
     return wrap
 
