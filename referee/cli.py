@@ -13,16 +13,47 @@ def _config(args) -> Config:
     return Config.load(getattr(args, "store", None), getattr(args, "queue", None))
 
 
+def _metrics_across_processes() -> str | None:
+    """Gunicorn runs several processes; prometheus_client counts across them only in
+    its multi-process mode, which must be chosen before it is imported. Without an
+    operator's PROMETHEUS_MULTIPROC_DIR, a fresh folder of our own is used."""
+    import os
+    import tempfile
+
+    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        return None
+    path = tempfile.mkdtemp(prefix="referee-metrics-")
+    os.environ["PROMETHEUS_MULTIPROC_DIR"] = path
+    return path
+
+
 def cmd_serve(args) -> int:
-    from referee.api import create_app
-    from referee.config import build_service
+    import os
+    import shutil
+
+    from referee import logs
 
     config = _config(args)
+    if not args.access_log:
+        os.environ["REFEREE_ACCESS_LOG"] = "0"
+    logs.configure()
     if args.dev:
+        from referee.api import create_app
+        from referee.config import build_service
+
         app = create_app(build_service(config))
         app.run(host=args.host, port=args.port, threaded=True)
         return 0
+    own_metrics_dir = _metrics_across_processes()
     from gunicorn.app.base import BaseApplication
+
+    from referee.api import create_app
+    from referee.config import build_service
+
+    def child_exit(server, worker):
+        from prometheus_client import multiprocess
+
+        multiprocess.mark_process_dead(worker.pid)
 
     class Referee(BaseApplication):
         def load_config(self):
@@ -30,7 +61,10 @@ def cmd_serve(args) -> int:
             self.cfg.set("workers", args.workers)
             self.cfg.set("worker_class", "gthread")
             self.cfg.set("threads", args.threads)
-            self.cfg.set("accesslog", "-" if args.access_log else None)
+            # The app writes its own JSON access line (referee.logs); gunicorn's
+            # would say the same thing again, less usefully.
+            self.cfg.set("accesslog", None)
+            self.cfg.set("child_exit", child_exit)
 
         def load(self):
             return create_app(build_service(config))
@@ -38,7 +72,11 @@ def cmd_serve(args) -> int:
     print(f"referee: serving on http://{args.host}:{args.port} (store {config.store}, "
           f"jobs {'in-process' if config.queue == 'inline' else config.queue}); API docs at /docs",
           file=sys.stderr, flush=True)
-    Referee().run()
+    try:
+        Referee().run()
+    finally:
+        if own_metrics_dir:
+            shutil.rmtree(own_metrics_dir, ignore_errors=True)
     return 0
 
 
@@ -48,9 +86,11 @@ def cmd_worker(args) -> int:
     import redis
     from rq import Queue, Worker
 
+    from referee import logs
     from referee.config import build_service
     from referee.queue import QUEUE_NAME
 
+    logs.configure()
     config = _config(args)
     if config.queue == "inline":
         print("referee worker needs a Redis queue: --queue redis://... or a redis:// store",
@@ -70,8 +110,11 @@ def cmd_worker(args) -> int:
 def cmd_audit(args) -> int:
     from referee.audit import audit
 
-    with open(args.file, encoding="utf-8", newline="") as fh:
-        report = audit(fh.read())
+    if args.file == "-":  # a pipe: referee export ID | referee audit -
+        report = audit(sys.stdin.buffer.read())
+    else:
+        with open(args.file, "rb") as fh:
+            report = audit(fh.read())
     print(json.dumps(report, indent=2, sort_keys=True))
     return 0 if report["valid"] else 1
 
@@ -120,11 +163,15 @@ def cmd_replay(args) -> int:
 def cmd_games(args) -> int:
     from referee.config import build_service
 
-    rows = build_service(_config(args)).games(args.status)
-    for r in rows:
-        print(f"{r['id']}  {r['game']:<20} {r['status']:<9} v{r['version']:<6} {r['created_at']}")
+    service = build_service(_config(args))
+    rows = service.games(args.status)
     if not rows:
         print("no games", file=sys.stderr)
+        return 0
+    print(f"{'ID':<12}  {'GAME':<20} {'STATUS':<9} {'VERSION':<7} {'CREATED':<27} PLAYERS")
+    for r in rows:
+        players = ", ".join(service.record(r["id"]).players)
+        print(f"{r['id']:<12}  {r['game']:<20} {r['status']:<9} {r['version']:<7} {r['created_at']:<27} {players}")
     return 0
 
 
@@ -144,7 +191,8 @@ def parser() -> argparse.ArgumentParser:
     sp.add_argument("--port", type=int, default=8000)
     sp.add_argument("--workers", type=int, default=1, help="gunicorn processes")
     sp.add_argument("--threads", type=int, default=8, help="threads per process")
-    sp.add_argument("--access-log", action="store_true")
+    sp.add_argument("--access-log", action=argparse.BooleanOptionalAction, default=True,
+                    help="one JSON line per request on stderr (default: on)")
     sp.add_argument("--dev", action="store_true", help="Flask's development server instead of gunicorn")
     sp.set_defaults(fn=cmd_serve)
 
@@ -154,7 +202,7 @@ def parser() -> argparse.ArgumentParser:
     sp.set_defaults(fn=cmd_worker)
 
     sp = sub.add_parser("audit", help="verify an exported log (JSON Lines)")
-    sp.add_argument("file")
+    sp.add_argument("file", help="the export, or - for standard input")
     sp.set_defaults(fn=cmd_audit)
 
     sp = sub.add_parser("export", help="print a game's whole log as JSON Lines")
@@ -176,7 +224,18 @@ def parser() -> argparse.ArgumentParser:
 
 def main(argv=None) -> int:
     args = parser().parse_args(argv)
-    return args.fn(args) or 0
+    try:
+        code = args.fn(args) or 0
+        sys.stdout.flush()
+        return code
+    except BrokenPipeError:
+        # `referee export ID | head` closed the pipe: a normal end, not an error
+        # worth a traceback. Python would complain again at exit when it flushes
+        # stdout, so point stdout at /dev/null first.
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
 
 
 if __name__ == "__main__":

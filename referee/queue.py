@@ -7,9 +7,7 @@ run by two workers at once appends each step exactly once.
 
 from __future__ import annotations
 
-import logging
-
-log = logging.getLogger("referee.jobs")
+from referee import logs
 
 QUEUE_NAME = "referee"
 
@@ -22,9 +20,10 @@ class InlineQueue:
 
     def enqueue_settle(self, game_id: str, seq: int, kick: bool = False, force: bool = False) -> None:
         try:
-            self.service.settle(game_id)
-        except Exception:  # the game stays "settling"; the next read retries it
-            log.exception("referee step for game %s failed", game_id)
+            with logs.job("settle", game_id, mode="inline") as line:
+                line["appended"] = self.service.settle(game_id)
+        except Exception:  # logged; the game stays "settling" and the next read retries it
+            pass
 
 
 class RQQueue:

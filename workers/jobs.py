@@ -18,4 +18,8 @@ def service():
 
 def settle(game_id: str) -> int:
     """Deal, score a hand, end the game, reveal the seed: whatever is due."""
-    return service().settle(game_id)
+    from referee import logs
+
+    with logs.job("settle", game_id, mode="rq") as line:
+        line["appended"] = service().settle(game_id)
+    return line["appended"]

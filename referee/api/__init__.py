@@ -7,6 +7,7 @@ from flask_smorest import Api
 
 import referee
 import schemas
+from referee import logs
 from referee.api import problems
 from referee.api.ops import ops
 from referee.api.routes import blp
@@ -38,4 +39,5 @@ def create_app(service=None, config=None) -> Flask:
     api.register_blueprint(blp)
     app.register_blueprint(ops)
     problems.install(app)  # after Api: our problem+json handlers replace its JSON ones
+    logs.install(app)  # one JSON line per request, and X-Request-ID on every answer
     return app

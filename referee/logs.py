@@ -1,0 +1,105 @@
+"""Structured logs: one JSON line per request and one per referee job.
+
+An organiser's log collector (journald, Loki, a file) gets lines it can filter by
+game, status or request id without parsing prose. The JSON formatting is
+python-json-logger's; this module only decides what each line says.
+
+* ``referee.access``: one line per HTTP request: method, path (never the query
+  string or headers, so no token can reach a log), status, game, duration in
+  milliseconds, request id (the client's ``X-Request-ID`` when it is sane, else a
+  new one; echoed in the answer's ``X-Request-ID``). On by default; off with
+  ``referee serve --no-access-log`` or ``REFEREE_ACCESS_LOG=0``.
+* ``referee.jobs``: one line per referee job (kind, game, duration, how many
+  events it appended, or the error).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+import sys
+import time
+import uuid
+from contextlib import contextmanager
+
+from pythonjsonlogger.json import JsonFormatter
+
+access = logging.getLogger("referee.access")
+jobs = logging.getLogger("referee.jobs")
+
+_SANE_ID = re.compile(r"^[A-Za-z0-9._:-]{1,128}$")
+_configured = False
+
+
+def configure(level: int = logging.INFO) -> None:
+    """Send the ``referee`` loggers to stderr as JSON lines (once per process).
+    Left alone when the host program already gave them a handler."""
+    global _configured
+    root = logging.getLogger("referee")
+    if _configured or root.handlers:
+        return
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(JsonFormatter("{asctime}{levelname}{name}{message}", style="{",
+                                       rename_fields={"asctime": "time", "levelname": "level",
+                                                      "name": "logger"}))
+    root.addHandler(handler)
+    root.setLevel(level)
+    root.propagate = False
+    _configured = True
+
+
+def access_log_enabled() -> bool:
+    return os.environ.get("REFEREE_ACCESS_LOG", "1").lower() not in ("0", "false", "no", "off")
+
+
+def request_id(given: str | None) -> str:
+    """The client's request id if it is a plain token of at most 128 characters
+    (anything else could forge log lines), else a fresh one."""
+    if given and _SANE_ID.match(given):
+        return given
+    return uuid.uuid4().hex
+
+
+def install(app) -> None:
+    """Time every request and log it as one JSON line (see the module's docstring)."""
+    from flask import g, request
+
+    enabled = access_log_enabled()
+
+    @app.before_request
+    def _start():
+        g.request_started = time.perf_counter()
+        g.request_id = request_id(request.headers.get("X-Request-ID"))
+
+    @app.after_request
+    def _done(response):
+        rid = getattr(g, "request_id", None) or request_id(None)
+        response.headers["X-Request-ID"] = rid
+        if enabled:
+            started = getattr(g, "request_started", None)
+            took = (time.perf_counter() - started) * 1000 if started else None
+            game = (request.view_args or {}).get("game_id")
+            access.info("request", extra={
+                "method": request.method, "path": request.path, "status": response.status_code,
+                "game": game, "duration_ms": round(took, 3) if took is not None else None,
+                "request_id": rid, "remote": request.remote_addr})
+        return response
+
+
+@contextmanager
+def job(kind: str, game_id: str | None, **fields):
+    """Log one referee job as it ends: ``with logs.job("settle", gid) as line:
+    line["appended"] = n``. An exception is logged with the line and re-raised."""
+    line: dict = {"job": kind, "game": game_id, **fields}
+    started = time.perf_counter()
+    try:
+        yield line
+    except Exception as err:
+        line.update(outcome="error", error=f"{type(err).__name__}: {err}",
+                    duration_ms=round((time.perf_counter() - started) * 1000, 3))
+        jobs.error("job", extra=line)
+        raise
+    line.setdefault("outcome", "done")
+    line["duration_ms"] = round((time.perf_counter() - started) * 1000, 3)
+    jobs.info("job", extra=line)

@@ -1,0 +1,185 @@
+"""What an operator relies on: JSON request and job logs, metrics that add up
+across gunicorn processes, and a CLI that behaves in pipes."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+import urllib.request
+
+import pytest
+
+from referee.audit import audit
+from tests.conftest import free_port
+
+
+def referee(*args, **kw):
+    return subprocess.run([sys.executable, "-m", "referee.cli", *args], capture_output=True,
+                          timeout=120, **kw)
+
+
+class Served:
+    """`referee serve --workers 2` on SQLite, its stderr kept in a file."""
+
+    def __init__(self, tmp_path):
+        self.port = free_port()
+        self.base = f"http://127.0.0.1:{self.port}"
+        self.err_path = tmp_path / "serve.err"
+        env = {k: v for k, v in os.environ.items() if k != "PROMETHEUS_MULTIPROC_DIR"}
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "referee.cli", "serve", "--store", f"sqlite:///{tmp_path}/r.db",
+             "--port", str(self.port), "--workers", "2", "--threads", "2"],
+            cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=open(self.err_path, "wb"), env=env)
+        deadline = time.time() + 60
+        while True:
+            try:
+                if self.call("GET", "/healthz")[0] == 200:
+                    break
+            except OSError:
+                pass
+            assert time.time() < deadline and self.proc.poll() is None, self.err_path.read_text()
+            time.sleep(0.1)
+
+    def call(self, method, path, body=None, headers=None):
+        data = json.dumps(body).encode() if body is not None else None
+        req = urllib.request.Request(self.base + path, data=data, method=method, headers=headers or {})
+        if data is not None:
+            req.add_header("Content-Type", "application/json")
+        try:
+            with urllib.request.urlopen(req, timeout=20) as r:
+                return r.status, r.read(), r.headers
+        except urllib.error.HTTPError as err:
+            return err.code, err.read(), err.headers
+
+    def log_lines(self) -> list[dict]:
+        out = []
+        for line in self.err_path.read_text().splitlines():
+            if line.startswith("{"):
+                out.append(json.loads(line))
+        return out
+
+    def stop(self):
+        self.proc.terminate()
+        try:
+            self.proc.wait(20)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory):
+    server = Served(tmp_path_factory.mktemp("served"))
+    yield server
+    server.stop()
+
+
+def metric(text: str, name: str, **labels) -> float:
+    want = ",".join(f'{k}="{v}"' for k, v in labels.items())
+    for line in text.splitlines():
+        if line.startswith(f"{name}{{{want}}} "):
+            return float(line.rsplit(" ", 1)[1])
+    return 0.0
+
+
+def test_metrics_count_every_process(served):
+    """Each request may land on either gunicorn process; /metrics must add them up
+    (prometheus multi-process mode), whichever process answers."""
+    created = 0
+    for _ in range(24):
+        status, _, _ = served.call("POST", "/v1/games", {"game": "king-of-danger", "players": ["a", "b"]})
+        assert status == 201
+        created += 1
+    readings = set()
+    for _ in range(8):
+        status, body, _ = served.call("GET", "/metrics")
+        assert status == 200
+        readings.add(metric(body.decode(), "referee_games_created_total", game="king-of-danger"))
+    assert readings == {float(created)}
+
+
+def test_every_request_is_one_json_line_without_secrets(served):
+    status, body, _ = served.call("POST", "/v1/games", {"game": "castle-danger", "players": ["Ann", "Bob"]})
+    game = json.loads(body)
+    token = game["seats"][0]["token"]
+    status, _, headers = served.call(
+        "POST", f"/v1/games/{game['id']}/moves", {"text": "c1-b1"},
+        headers={"Authorization": f"Bearer {token}", "X-Request-ID": "league-7.move-1"})
+    assert headers["X-Request-ID"] == "league-7.move-1"
+    status, _, headers = served.call("GET", f"/v1/games/{game['id']}/view",
+                                     headers={"X-Request-ID": "bad id {\"level\": \"forged\"}"})
+    fresh = headers["X-Request-ID"]
+    assert re.fullmatch(r"[0-9a-f]{32}", fresh)  # an id that could forge a log line is replaced
+    time.sleep(0.5)
+    lines = served.log_lines()
+    access = [x for x in lines if x.get("logger") == "referee.access"]
+    move = [x for x in access if x.get("request_id") == "league-7.move-1"]
+    assert len(move) == 1
+    assert move[0]["method"] == "POST" and move[0]["path"] == f"/v1/games/{game['id']}/moves"
+    assert move[0]["game"] == game["id"] and move[0]["status"] in (201, 422)
+    assert isinstance(move[0]["duration_ms"], float) and move[0]["level"] == "INFO"
+    assert [x for x in access if x.get("request_id") == fresh][0]["status"] == 200
+    text = served.err_path.read_text()
+    assert token not in text and game["admin_token"] not in text
+
+
+def test_every_referee_job_is_one_json_line(served):
+    status, body, _ = served.call("POST", "/v1/games", {"game": "kings-keys", "players": ["a", "b", "c"]})
+    gid = json.loads(body)["id"]
+    time.sleep(0.5)
+    jobs = [x for x in served.log_lines() if x.get("logger") == "referee.jobs" and x.get("game") == gid]
+    assert len(jobs) == 1  # the deal: one job wrote it
+    assert jobs[0]["job"] == "settle" and jobs[0]["outcome"] == "done" and jobs[0]["appended"] >= 1
+
+
+# ---- the CLI in pipes -------------------------------------------------------------------
+
+@pytest.fixture
+def stored_game(tmp_path):
+    from referee.config import Config, build_service
+
+    url = f"sqlite:///{tmp_path}/cli.db"
+    svc = build_service(Config.load(url))
+    gid = svc.create("king-of-danger", ["Ann", "Bob", "Cy"], {"seed": "pipes"})["id"]
+    return url, gid
+
+
+def test_audit_reads_standard_input(stored_game):
+    url, gid = stored_game
+    export = referee("export", gid, "--store", url).stdout
+    r = referee("audit", "-", input=export)
+    assert r.returncode == 0 and json.loads(r.stdout)["valid"] is True
+    r = referee("audit", "-", input=export.replace(b'"hand-dealt"', b'"hand-dealT"', 1))
+    assert r.returncode == 1 and json.loads(r.stdout)["valid"] is False
+
+
+def test_a_closed_pipe_is_no_traceback(tmp_path):
+    import random
+
+    from referee.api import create_app
+    from referee.config import Config, build_service
+    from tests.helpers import Game
+
+    url = f"sqlite:///{tmp_path}/long.db"
+    app = create_app(build_service(Config.load(url)))
+    game = Game(app.test_client(), "king-of-danger", 2, {"seed": "a long game"})
+    game.play_random(random.Random(5))  # an export far larger than a pipe's buffer
+    gid = game.id
+    assert len(game.export()) > 100_000  # a pipe buffer holds 64 KiB
+    # head -c 1 closes the pipe at once, long before the export is written
+    cmd = f"{sys.executable} -m referee.cli export {gid} --store {url} | head -c 1"
+    r = subprocess.run(["bash", "-o", "pipefail", "-c", cmd], capture_output=True, timeout=120)
+    assert b"Traceback" not in r.stderr and b"BrokenPipe" not in r.stderr, r.stderr
+    assert audit(referee("export", gid, "--store", url).stdout)["valid"]
+
+
+def test_games_lists_with_a_header_and_names(stored_game):
+    url, gid = stored_game
+    r = referee("games", "--store", url)
+    lines = r.stdout.decode().splitlines()
+    assert lines[0].split()[:5] == ["ID", "GAME", "STATUS", "VERSION", "CREATED"]
+    row = [x for x in lines if x.startswith(gid)][0]
+    assert "king-of-danger" in row and "Ann, Bob, Cy" in row
