@@ -1,21 +1,37 @@
 # gunicorn -c deploy/gunicorn.conf.py 'referee.wsgi:app'
-# The store and queue come from REFEREE_STORE / REFEREE_QUEUE.
+# The store and queue come from REFEREE_STORE / REFEREE_QUEUE (docs/running.md).
 import multiprocessing
 import os
+import tempfile
 
 bind = os.environ.get("REFEREE_BIND", "127.0.0.1:8000")
 workers = int(os.environ.get("REFEREE_WORKERS", min(4, multiprocessing.cpu_count() * 2)))
 worker_class = "gthread"
-threads = 8
+threads = int(os.environ.get("REFEREE_THREADS", 8))
 timeout = 30
 graceful_timeout = 20
-accesslog = "-"
-# Metrics from every worker process: point PROMETHEUS_MULTIPROC_DIR at an empty
-# folder that exists before gunicorn starts.
+# The app writes one JSON line per request itself (referee/logs.py; off with
+# REFEREE_ACCESS_LOG=0); gunicorn's own access log would repeat it.
+accesslog = None
+errorlog = "-"
+
+# /metrics must add up every worker process: prometheus_client's multi-process
+# mode, chosen before the app (and so prometheus_client) is imported in a worker.
+# An operator may point PROMETHEUS_MULTIPROC_DIR at a folder of their own; it is
+# emptied at start, as prometheus_client requires.
+if not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+    os.environ["PROMETHEUS_MULTIPROC_DIR"] = tempfile.mkdtemp(prefix="referee-metrics-")
+
+
+def on_starting(server):
+    folder = os.environ["PROMETHEUS_MULTIPROC_DIR"]
+    os.makedirs(folder, exist_ok=True)
+    for name in os.listdir(folder):
+        if name.endswith(".db"):
+            os.remove(os.path.join(folder, name))
 
 
 def child_exit(server, worker):
-    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
-        from prometheus_client import multiprocess
+    from prometheus_client import multiprocess
 
-        multiprocess.mark_process_dead(worker.pid)
+    multiprocess.mark_process_dead(worker.pid)

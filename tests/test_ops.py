@@ -183,3 +183,39 @@ def test_games_lists_with_a_header_and_names(stored_game):
     assert lines[0].split()[:5] == ["ID", "GAME", "STATUS", "VERSION", "CREATED"]
     row = [x for x in lines if x.startswith(gid)][0]
     assert "king-of-danger" in row and "Ann, Bob, Cy" in row
+
+
+def test_the_deploy_gunicorn_config_serves_and_passes_the_image_health_check(tmp_path):
+    """deploy/gunicorn.conf.py with the app as the Dockerfile runs it: two processes,
+    /metrics adding both up, and the image's HEALTHCHECK command passing."""
+    import shlex
+
+    from tests.conftest import repo_root
+
+    port = free_port()
+    env = {k: v for k, v in os.environ.items() if k != "PROMETHEUS_MULTIPROC_DIR"}
+    env.update(REFEREE_BIND=f"127.0.0.1:{port}", REFEREE_WORKERS="2", REFEREE_THREADS="2",
+               REFEREE_STORE=f"sqlite:///{tmp_path}/d.db", PYTHONPATH=str(repo_root()))
+    proc = subprocess.Popen([sys.executable, "-m", "gunicorn", "-c", str(repo_root() / "deploy/gunicorn.conf.py"),
+                             "referee.wsgi:app"], cwd=tmp_path, env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        dockerfile = (repo_root() / "deploy/Dockerfile").read_text()
+        check = json.loads(re.search(r"HEALTHCHECK [^\n]*\\\n\s*CMD (\[[^\n]*\])", dockerfile).group(1))
+        assert check[0] == "python"
+        check = [sys.executable] + [a.replace("127.0.0.1:8000", f"127.0.0.1:{port}") for a in check[1:]]
+        deadline = time.time() + 60
+        while subprocess.run(check, capture_output=True).returncode != 0:
+            assert time.time() < deadline and proc.poll() is None, "gunicorn did not come up"
+            time.sleep(0.2)
+        base = f"http://127.0.0.1:{port}"
+        for _ in range(12):
+            req = urllib.request.Request(base + "/v1/games", method="POST", headers={"Content-Type": "application/json"},
+                                         data=json.dumps({"game": "kings-keys", "players": ["a", "b", "c"]}).encode())
+            assert urllib.request.urlopen(req, timeout=20).status == 201
+        seen = {metric(urllib.request.urlopen(base + "/metrics", timeout=20).read().decode(),
+                       "referee_games_created_total", game="kings-keys") for _ in range(6)}
+        assert seen == {12.0}, shlex.join(check)
+    finally:
+        proc.terminate()
+        proc.wait(20)
