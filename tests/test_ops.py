@@ -219,3 +219,20 @@ def test_the_deploy_gunicorn_config_serves_and_passes_the_image_health_check(tmp
     finally:
         proc.terminate()
         proc.wait(20)
+
+
+def test_behind_a_reverse_proxy_the_client_is_the_forwarded_one(monkeypatch, caplog, service):
+    import logging
+
+    from referee.api import create_app
+
+    def remote_seen(**headers):
+        caplog.clear()
+        with caplog.at_level(logging.INFO, logger="referee.access"):
+            create_app(service).test_client().get("/healthz", headers=headers,
+                                                  environ_base={"REMOTE_ADDR": "10.0.0.2"})
+        return [r.remote for r in caplog.records if r.name == "referee.access"]
+
+    assert remote_seen(**{"X-Forwarded-For": "203.0.113.9"}) == ["10.0.0.2"]  # not trusted by default
+    monkeypatch.setenv("REFEREE_PROXY_HOPS", "1")
+    assert remote_seen(**{"X-Forwarded-For": "203.0.113.9"}) == ["203.0.113.9"]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 from flask import Flask
 from flask_smorest import Api
 
@@ -40,4 +42,12 @@ def create_app(service=None, config=None) -> Flask:
     app.register_blueprint(ops)
     problems.install(app)  # after Api: our problem+json handlers replace its JSON ones
     logs.install(app)  # one JSON line per request, and X-Request-ID on every answer
+    hops = os.environ.get("REFEREE_PROXY_HOPS", "0")
+    if hops != "0":
+        # Behind TLS-terminating reverse proxies: trust that many X-Forwarded-*
+        # hops, so logs and per-client limits see the real client, not the proxy.
+        from werkzeug.middleware.proxy_fix import ProxyFix
+
+        n = int(hops)
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=n, x_proto=n, x_host=n, x_port=n, x_prefix=n)
     return app
