@@ -81,7 +81,7 @@ def _same(derived: list[Event], logged: list[Event], seq: int, what: str) -> Non
                              f" but the log has {got.type} {json.dumps(got.payload, sort_keys=True)[:300]}")
 
 
-def _replay(events: list[Event], seed: str | None) -> tuple[Table, bool]:
+def _replay(events: list[Event], seed: str | None, salt_key: str | None = None) -> tuple[Table, bool]:
     first = events[0]
     if first.type != "game-created" or first.actor != REFEREE:
         raise Divergence(1, "not-a-game", "the first event must be the referee's game-created")
@@ -122,12 +122,21 @@ def _replay(events: list[Event], seed: str | None) -> tuple[Table, bool]:
                                  f"event {ev.seq} ({ev.type}) is the referee's but no step was due")
             else:
                 try:
-                    derived, _ = table.propose_step(seed, at=ev.at)
+                    derived, _ = table.propose_step(seed, at=ev.at, salt_key=salt_key)
                 except rngmod.SeedUnavailable:
-                    # A deal of a game still running: taken as logged, checked later.
+                    # A random step of a game still running (a deal, a reshuffle):
+                    # it cannot be re-derived until the seed is out, so its events
+                    # are taken as logged, all of them: the step's first event and
+                    # every referee event after it while no other step is due (a
+                    # step may write several events, e.g. a deal and the turn that
+                    # begins). Once the seed is revealed, all of it is re-derived.
                     unverified = True
                     table.apply(ev)
                     i += 1
+                    while (i < len(events) and events[i].actor == REFEREE and table.due() is None
+                           and events[i].type != "game-aborted"):
+                        table.apply(events[i])
+                        i += 1
                     continue
             what = f"the referee's step {table.due()!r}" if ev.type != "game-aborted" else "the abort"
         else:
@@ -150,7 +159,7 @@ def audit(text: str | bytes) -> dict:
         return report
     report["events"] = len(events)
     report["chain"] = "ok"
-    seed = None
+    seed = key = None
     revealed = [e for e in events if e.type == "seed-revealed" and e.actor == REFEREE]
     if revealed:
         seed = revealed[-1].payload.get("seed")
@@ -159,15 +168,20 @@ def audit(text: str | bytes) -> dict:
             report["first_error"] = {"seq": revealed[-1].seq, "code": "seed-mismatch",
                                      "detail": "the revealed seed does not match the commitment in event 1"}
             return report
+        # Salts are keyed by the salt key revealed with the seed; logs written
+        # before salt keys existed (0.1) keyed them by the seed itself.
+        key = revealed[-1].payload.get("salt_key", seed)
+        if not isinstance(key, str):
+            key = None
         for ev in events:
-            if ev.salt != salt_for(seed, ev.seq):
+            if key is None or ev.salt != salt_for(key, ev.seq):
                 report["seed"] = "mismatch"
                 report["first_error"] = {"seq": ev.seq, "code": "bad-salt",
-                                         "detail": f"event {ev.seq}'s salt is not the one the seed gives"}
+                                         "detail": f"event {ev.seq}'s salt is not the one the revealed salt key gives"}
                 return report
         report["seed"] = "verified"
     try:
-        table, unverified = _replay(events, seed)
+        table, unverified = _replay(events, seed, key)
     except Divergence as err:
         report["first_error"] = {"seq": err.seq, "code": err.code, "detail": err.detail}
         return report

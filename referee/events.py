@@ -7,10 +7,14 @@ it. Canonical JSON: keys sorted, no insignificant white space, UTF-8, integers a
 integers. Anyone can recompute a hash with a dozen lines in any language.
 
 Each event also carries a ``salt``: HMAC-SHA256 of its ``seq`` keyed by the game's
-secret seed. Without it a hash would betray hidden content of little entropy (a
-smuggled piece is one of three kinds: hash the three guesses and compare). Salts
-are withheld from seats and spectators until the seed is revealed at the end,
-when anyone can re-derive and check them.
+salt key, a random secret of the server that nobody outside it knows until the
+end. Without a salt a hash would betray hidden content of little entropy (a
+smuggled piece is one of three kinds: hash the three guesses and compare). The
+key is not the shuffle seed: a seat may know or guess the seed of a private game,
+and a salt derived from it would then be no secret. Salts are withheld from seats
+and spectators until the key is revealed with the seed at the end, when anyone can
+re-derive and check them. (Logs written before 0.2.0 keyed salts by the seed; the
+audit still verifies them.)
 """
 
 from __future__ import annotations
@@ -25,11 +29,11 @@ GENESIS = "0" * 64  # the ``prev`` of event 1
 REFEREE = "referee"  # the actor of every event the referee itself writes
 
 
-def salt(seed: str | None, seq: int) -> str:
-    """The salt of event ``seq`` of the game with this seed ("" when unknown)."""
-    if seed is None:
+def salt(key: str | None, seq: int) -> str:
+    """The salt of event ``seq`` of the game with this salt key ("" when unknown)."""
+    if key is None:
         return ""
-    return hmac.new(seed.encode(), f"salt:{seq}".encode(), hashlib.sha256).hexdigest()
+    return hmac.new(key.encode(), f"salt:{seq}".encode(), hashlib.sha256).hexdigest()
 
 
 def canonical(obj) -> bytes:
@@ -101,14 +105,14 @@ class Draft:
 
 
 def chain(drafts: list[Draft], actor, first_seq: int, prev: str, at: str | None = None,
-          seed: str | None = None) -> list[Event]:
+          salt_key: str | None = None) -> list[Event]:
     """Seal drafts into events that continue a log whose last hash is ``prev``,
-    salted from ``seed`` (no salt without one: only tests and re-derivations)."""
+    salted from ``salt_key`` (no salt without one: only tests and re-derivations)."""
     at = at or utcnow()
     out = []
     for i, d in enumerate(drafts):
         seq = first_seq + i
-        ev = Event(seq, d.type, actor, at, d.payload, prev, salt(seed, seq)).sealed()
+        ev = Event(seq, d.type, actor, at, d.payload, prev, salt(salt_key, seq)).sealed()
         prev = ev.hash
         out.append(ev)
     return out

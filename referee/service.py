@@ -77,6 +77,19 @@ def new_token() -> str:
     return secrets.token_urlsafe(24)
 
 
+def seed_text(seed) -> str | None:
+    """The ``seed`` option as the text the shuffles hash: a string as given, an
+    integer in decimal (``11`` deals exactly as ``"11"``). None when not given."""
+    if seed is None:
+        return None
+    if isinstance(seed, int) and not isinstance(seed, bool) and abs(seed) < 10**100:
+        return str(seed)
+    if isinstance(seed, str) and 0 < len(seed) <= 1000:
+        return seed
+    raise MalformedMove("seed must be a string of 1 to 1000 characters or an integer of at most 100 digits",
+                        field="options.seed")
+
+
 def new_game_id() -> str:
     return secrets.token_urlsafe(9).replace("-", "x").replace("_", "y")
 
@@ -105,19 +118,18 @@ class GameService:
         if not isinstance(options or {}, dict):
             raise MalformedMove("options must be an object", field="options")
         options = dict(options or {})
-        seed = options.pop("seed", None)
-        if seed is not None and (not isinstance(seed, str) or not seed):
-            raise MalformedMove("seed must be a non-empty string", field="options.seed")
+        seed = seed_text(options.pop("seed", None))
         stacked = seed is not None or any(options.get(k) is not None for k in DECK_OPTIONS)
         seed = seed or secrets.token_hex(32)
+        salt_key = secrets.token_hex(32)
         game_id = new_game_id()
-        created = Table.created_event(game, game_id, players, options, seed, stacked)
+        created = Table.created_event(game, game_id, players, options, seed, stacked, salt_key=salt_key)
         table = Table.from_created(created)
         seats = [{"seat": i, "name": n, "token": new_token()} for i, n in enumerate(players)]
         admin = new_token()
         tokens = {token_hash(s["token"]): s["seat"] for s in seats} | {token_hash(admin): ADMIN}
         record = GameRecord(game_id, game, created.at, list(players), tokens, seed,
-                            status=table.status, version=1)
+                            status=table.status, version=1, salt_key=salt_key)
         self.store.create(record, created)
         self._remember(game_id, table)
         self.queue.enqueue_settle(game_id, table.seq)
@@ -320,7 +332,7 @@ class GameService:
                     raise VersionConflict(f"the game is at version {table.seq}, not {expected}",
                                           current_version=table.seq)
                 try:
-                    events, fork = table.propose(caller.seat, moves, at=utcnow(), seed=rec.seed)
+                    events, fork = table.propose(caller.seat, moves, at=utcnow(), salt_key=rec.salt_secret)
                 except Settling as err:  # its job may be lost: queue it (again)
                     self.queue.enqueue_settle(game_id, table.seq, kick=True)
                     err.extra["current_version"] = table.seq
@@ -395,7 +407,7 @@ class GameService:
                 from referee.games.base import GameOver
 
                 raise GameOver("the game is already over")
-            events, fork = table.propose_abort(reason, at=utcnow(), seed=self.record(game_id).seed)
+            events, fork = table.propose_abort(reason, at=utcnow(), salt_key=self.record(game_id).salt_secret)
             try:
                 self.store.append(game_id, table.seq, events, status=fork.status,
                                   snapshot=self._snapshot(fork))
@@ -418,8 +430,8 @@ class GameService:
                 table = self.load(game_id)
                 if table.due() is None:
                     return written
-                seed = self.record(game_id).seed
-                events, fork = table.propose_step(seed, at=utcnow())
+                rec = self.record(game_id)
+                events, fork = table.propose_step(rec.seed, at=utcnow(), salt_key=rec.salt_secret)
                 try:
                     self.store.append(game_id, table.seq, events, status=fork.status,
                                       snapshot=self._snapshot(fork))

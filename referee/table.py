@@ -40,7 +40,8 @@ class Table:
 
     @staticmethod
     def created_event(game: str, game_id: str, players: list[str], options: dict,
-                      seed: str, stacked: bool, at: str | None = None) -> Event:
+                      seed: str, stacked: bool, at: str | None = None,
+                      salt_key: str | None = None) -> Event:
         """The first event of a new game (options validated and completed here)."""
         eng = engine_by_name(game)
         if not isinstance(options or {}, dict):
@@ -57,7 +58,7 @@ class Table:
             "seed_commitment": rngmod.commitment(seed), "stacked": stacked,
             "engine_version": eng.version,
         }
-        return chain([Draft("game-created", payload)], REFEREE, 1, GENESIS, at, seed)[0]
+        return chain([Draft("game-created", payload)], REFEREE, 1, GENESIS, at, _key(seed, salt_key))[0]
 
     @classmethod
     def from_created(cls, created: Event) -> Table:
@@ -113,19 +114,21 @@ class Table:
     def _forked(self) -> Table:
         return Table(**{**self.__dict__, "state": copy.deepcopy(self.state)})
 
-    def _extend(self, drafts: list[Draft], actor, at: str | None, seed: str | None) -> tuple[list[Event], Table]:
+    def _extend(self, drafts: list[Draft], actor, at: str | None, salt_key: str | None) -> tuple[list[Event], Table]:
         fork = self._forked()
         events = []
         for draft in drafts:
-            ev = chain([draft], actor, fork.seq + 1, fork.last_hash, at, seed)[0]
+            ev = chain([draft], actor, fork.seq + 1, fork.last_hash, at, salt_key)[0]
             fork.apply(ev)
             events.append(ev)
         return events, fork
 
     def propose(self, seat: int, moves: list[dict], at: str | None = None,
-                seed: str | None = None) -> tuple[list[Event], Table]:
+                seed: str | None = None, salt_key: str | None = None) -> tuple[list[Event], Table]:
         """The events ``moves`` by ``seat`` would write, applied in order, all or
-        nothing (the first refusal raises and nothing is kept); salted from ``seed``."""
+        nothing (the first refusal raises and nothing is kept). Salted from
+        ``salt_key`` (the service's per-game secret), else from ``seed`` (in-memory
+        games without a server)."""
         if not isinstance(moves, list) or not moves:
             raise MalformedMove("moves must be a non-empty list", field="moves")
         fork, events = self._forked(), []
@@ -139,36 +142,42 @@ class Table:
                 if len(moves) > 1:
                     err.extra.setdefault("index", i)
                 raise
-            new, fork = fork._extend(drafts, seat, at, seed)
+            new, fork = fork._extend(drafts, seat, at, _key(seed, salt_key))
             events += new
         return events, fork
 
-    def propose_step(self, seed: str | None, at: str | None = None) -> tuple[list[Event], Table]:
+    def propose_step(self, seed: str | None, at: str | None = None,
+                     salt_key: str | None = None) -> tuple[list[Event], Table]:
         """The events of the referee step now due ([] if none). ``seed`` may be None
         when the step draws nothing at random; a step that does then raises
-        ``SeedUnavailable``."""
+        ``SeedUnavailable``. The seed's reveal reveals the salt key with it."""
         step = self.due()
         if step is None:
             return [], self
         if step == REVEAL_SEED:
             if seed is None:
                 raise rngmod.SeedUnavailable("the seed is needed to reveal it")
-            drafts = [Draft("seed-revealed", {"seed": seed})]
+            reveal = {"seed": seed}
+            if salt_key is not None and salt_key != seed:
+                reveal["salt_key"] = salt_key
+            drafts = [Draft("seed-revealed", reveal)]
         else:
             drafts = self.engine.settle(self.state, rngmod.Rng(seed, self.seq + 1))
             if not drafts:
                 raise RuntimeError(f"{self.engine.name}: step {step!r} wrote no event")
-        return self._extend(drafts, REFEREE, at, seed)
+        return self._extend(drafts, REFEREE, at, _key(seed, salt_key))
 
-    def propose_abort(self, reason: str, at: str | None = None,
-                      seed: str | None = None) -> tuple[list[Event], Table]:
-        return self._extend([Draft("game-aborted", {"reason": reason, "by": "admin"})], REFEREE, at, seed)
+    def propose_abort(self, reason: str, at: str | None = None, seed: str | None = None,
+                      salt_key: str | None = None) -> tuple[list[Event], Table]:
+        return self._extend([Draft("game-aborted", {"reason": reason, "by": "admin"})], REFEREE, at,
+                            _key(seed, salt_key))
 
-    def settle_all(self, seed: str | None, at: str | None = None, limit: int = 1000) -> list[Event]:
+    def settle_all(self, seed: str | None, at: str | None = None, limit: int = 1000,
+                   salt_key: str | None = None) -> list[Event]:
         """Run every due referee step now (the in-process way); changes the table."""
         out = []
         for _ in range(limit):
-            events, fork = self.propose_step(seed, at)
+            events, fork = self.propose_step(seed, at, salt_key)
             if not events:
                 return out
             self.commit(fork)
@@ -178,3 +187,9 @@ class Table:
     def commit(self, fork: Table) -> None:
         """Take on a proposal's result once its events are safely in the log."""
         self.__dict__.update(fork.__dict__)
+
+
+def _key(seed: str | None, salt_key: str | None) -> str | None:
+    """What salts are keyed by: the game's secret salt key; without one (an in-memory
+    game, a log from before salt keys) the seed."""
+    return salt_key if salt_key is not None else seed

@@ -156,7 +156,8 @@ def test_batch_is_all_or_nothing(kod):
     ({"game": KOD, "players": ["a", "b"], "extra": 1}, "extra"),
     ({"game": KOD, "players": ["a", "b"], "options": {"target": "high"}}, None),
     ({"game": KOD, "players": ["a"]}, "players"),
-    ({"game": KOD, "players": ["a", "b"], "options": {"seed": 5}}, "options.seed"),
+    ({"game": KOD, "players": ["a", "b"], "options": {"seed": True}}, "options.seed"),
+    ({"game": KOD, "players": ["a", "b"], "options": {"seed": ""}}, "options.seed"),
 ])
 def test_create_refusals_are_malformed(client, body, field):
     body = problem(client.post("/v1/games", json=body), 400, "malformed")
@@ -335,3 +336,44 @@ def test_openapi_docs_health_metrics(client, kod):
     assert client.get("/healthz").json == {"status": "ok"}
     metrics = client.get("/metrics").get_data(as_text=True)
     assert "referee_moves_accepted_total" in metrics and "referee_refusals_total" in metrics
+
+
+def test_an_integer_seed_deals_as_its_decimal_text(client):
+    by_int = Game(client, KOD, 3, {"seed": 11})
+    by_text = Game(client, KOD, 3, {"seed": "11"})
+    assert by_int.summary()["stacked"] is True
+    assert by_int.get("/view", 0).json["view"] == by_text.get("/view", 0).json["view"]
+    assert by_int.created["seed_commitment"] == by_text.created["seed_commitment"]
+
+
+@pytest.mark.parametrize("content_type", [None, "text/plain", "application/x-www-form-urlencoded",
+                                          "multipart/form-data; boundary=x"])
+def test_a_move_that_is_not_json_is_415_and_changes_nothing(kod, content_type):
+    before = kod.export()
+    seat = kod.summary()["to_act"][0]
+    headers = kod.auth(seat) | ({"Content-Type": content_type} if content_type else {})
+    r = kod.client.post(f"/v1/games/{kod.id}/moves", data='{"text": "W1"}', headers=headers)
+    assert r.status_code == 415 and r.mimetype == "application/problem+json"
+    assert r.json["code"] == "unsupported-media-type" and r.json["accepted"] == ["application/json"]
+    assert kod.export() == before
+    r = kod.client.post("/v1/games", data='{"game": "kings-keys", "players": ["a", "b", "c"]}',
+                        headers={"Content-Type": content_type} if content_type else {})
+    assert r.status_code == 415
+
+
+def test_json_with_a_charset_or_a_plus_json_type_is_json(client):
+    for ct in ("application/json; charset=utf-8", "application/vnd.referee+json"):
+        r = client.post("/v1/games", data='{"game": "kings-keys", "players": ["a", "b", "c"]}',
+                        headers={"Content-Type": ct})
+        assert r.status_code == 201, r.json
+
+
+def test_audit_bodies_are_capped_at_16_mib_and_other_bodies_at_1(client, kod):
+    r = client.post("/v1/audit", data=b"x" * (16 * 1024 * 1024 + 1), content_type="application/jsonl")
+    assert r.status_code == 413 and r.json["code"] == "too-large"
+    r = client.post("/v1/audit", data=b"x" * (15 * 1024 * 1024), content_type="application/jsonl")
+    assert r.status_code == 200 and r.json["valid"] is False  # read, and judged
+    r = client.post("/v1/games", data=b'{"game": "' + b"k" * (1024 * 1024) + b'"}', content_type="application/json")
+    assert r.status_code == 413 and r.json["code"] == "too-large"
+    r = client.post("/v1/audit", data=kod.export(), content_type="application/json")
+    assert r.status_code == 415 and "application/jsonl" in r.json["accepted"]

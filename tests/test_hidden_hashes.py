@@ -45,3 +45,60 @@ def test_after_the_end_every_event_is_shown_whole_and_verifies(client):
     assert all(e["salt"] for e in events)
     for e in events:
         assert Event.from_dict(e).compute_hash() == e["hash"]
+
+
+def test_knowing_the_seed_of_a_private_game_does_not_reveal_hidden_content(client):
+    """A seat may know the seed of a seeded game (the organiser shared it, or it was
+    weak enough to find from the commitment). The salts are keyed by a secret of the
+    server, not by the seed, so the seed still lets no guess be checked."""
+    from referee.events import salt as salt_for
+
+    seed = "weak"
+    g = Game(client, "castle-danger", 2, {"variant": "hidden-danger", "seed": seed})
+    assert g.post(0, {"moves": [{"type": "smuggle", "piece": "B"}, {"type": "end"}]}).status_code == 201
+    full = g.get("/events", "admin").json["events"][1]
+    seen = g.get("/events", 1).json["events"][1]
+
+    def payload_with(kind):
+        p = dict(full["payload"])
+        p["move"] = {"type": "smuggle", "piece": kind}
+        if "piece" in p:
+            p["piece"] = kind
+        return p
+
+    assert matching_kinds(seen, payload_with, salt_for(seed, seen["seq"])) == []
+    assert matching_kinds(seen, payload_with, full["salt"]) == ["B"]
+
+
+def test_the_salt_key_is_revealed_with_the_seed_and_audited(client):
+    import json
+
+    from referee.audit import audit
+    from referee.events import salt as salt_for
+    from tests.test_audit import reseal
+
+    g = Game(client, "king-of-danger", 2, {"seed": 11})
+    g.post(0, {"move": {"type": "resign"}})
+    lines = [json.loads(x) for x in g.export().splitlines()]
+    reveal = lines[-1]
+    assert reveal["type"] == "seed-revealed" and reveal["payload"]["seed"] == "11"
+    key = reveal["payload"]["salt_key"]
+    assert len(key) == 64 and key != "11"
+    assert all(e["salt"] == salt_for(key, e["seq"]) for e in lines)
+    assert audit("".join(json.dumps(x, sort_keys=True, separators=(",", ":")) + "\n" for x in lines))["seed"] == "verified"
+    # a reveal naming another key does not verify the salts the hashes were made with
+    lines[-1]["payload"]["salt_key"] = "0" * 64
+    report = audit(reseal(lines))
+    assert report["valid"] is False and report["first_error"]["code"] == "bad-salt"
+
+
+def test_a_log_whose_salts_the_seed_keys_still_audits():
+    """Logs written before salt keys (0.1.0) keyed every salt by the seed and
+    revealed only the seed; the audit still verifies them."""
+    from referee.audit import audit
+    from referee.autoplay import random_game
+
+    _, log = random_game("king-of-danger", 2, seed="old-style")
+    assert "salt_key" not in log[-1].payload
+    report = audit("".join(e.to_json() + "\n" for e in log))
+    assert report["valid"] is True and report["seed"] == "verified"

@@ -10,7 +10,7 @@ from flask_smorest import Api
 import referee
 import schemas
 from referee import logs
-from referee.api import problems
+from referee.api import bodies, problems
 from referee.api.ops import ops
 from referee.api.routes import blp
 
@@ -28,7 +28,7 @@ def create_app(service=None, config=None) -> Flask:
         API_TITLE="castle-referee", API_VERSION=referee.__version__, OPENAPI_VERSION="3.0.3",
         OPENAPI_URL_PREFIX="/", OPENAPI_JSON_PATH="openapi.json",
         OPENAPI_SWAGGER_UI_PATH="docs", OPENAPI_SWAGGER_UI_URL="/docs-assets/",
-        MAX_CONTENT_LENGTH=64 * 1024 * 1024, JSON_SORT_KEYS=False,
+        JSON_SORT_KEYS=False,
         API_SPEC_OPTIONS={
             "info": {"description": "An event-sourced referee for King of Danger, Castle Danger, "
                                     "King of the Castle and King's Keys. Every refusal is "
@@ -42,6 +42,7 @@ def create_app(service=None, config=None) -> Flask:
     app.register_blueprint(ops)
     problems.install(app)  # after Api: our problem+json handlers replace its JSON ones
     logs.install(app)  # one JSON line per request, and X-Request-ID on every answer
+    bodies.install(app)  # media types (415) and size caps (413) per endpoint
     hops = os.environ.get("REFEREE_PROXY_HOPS", "0")
     if hops != "0":
         # Behind TLS-terminating reverse proxies: trust that many X-Forwarded-*

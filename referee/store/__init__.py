@@ -41,6 +41,13 @@ class GameRecord:
     status: str = "settling"
     version: int = 1
     extra: dict = field(default_factory=dict)
+    # The secret that keys the events' salts (referee/events.py), revealed with the
+    # seed at the end; "" for games from before 0.2.0, whose salts the seed keys.
+    salt_key: str = ""
+
+    @property
+    def salt_secret(self) -> str:
+        return self.salt_key or self.seed
 
     def to_dict(self) -> dict:
         return dict(self.__dict__)

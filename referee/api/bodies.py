@@ -1,0 +1,59 @@
+"""What a request body may be: its media type and its size, per endpoint.
+
+JSON endpoints take ``application/json`` (or any ``+json`` type): a move sent as a
+form or as text would otherwise reach the schema as "missing field" and get a
+misleading answer; it gets 415 ``unsupported-media-type`` instead. The few
+endpoints that take something else (an exported log, a raw e-mail) say so here.
+
+Sizes: an export may be large (an audit takes up to 16 MiB); everything else is
+small, and a smaller cap keeps a flood of large bodies cheap to refuse.
+"""
+
+from __future__ import annotations
+
+from flask import Flask, request
+
+from referee.games.base import RefereeError
+
+MiB = 1024 * 1024
+AUDIT_MAX = 16 * MiB  # the contract's cap for POST /v1/audit
+DEFAULT_MAX = 1 * MiB  # every other body
+
+# endpoint -> (media types it takes besides none at all, its size cap). The raw
+# endpoints also take the form type that `curl --data-binary @file` and urllib
+# send by default: the body is read as it is, never parsed as a form.
+FORM = "application/x-www-form-urlencoded"
+RAW_BODIES = {
+    "games.audit": ({"application/jsonl", "application/x-ndjson", "application/json-lines",
+                     "text/plain", "application/octet-stream", FORM}, AUDIT_MAX),
+    "games.inbound_email": ({"message/rfc822", "text/plain", "application/octet-stream", FORM}, DEFAULT_MAX),
+}
+
+
+class UnsupportedMediaType(RefereeError):
+    code, status = "unsupported-media-type", 415
+
+
+def _has_body() -> bool:
+    return bool(request.content_length) or "chunked" in request.headers.get("Transfer-Encoding", "").lower()
+
+
+def install(app: Flask) -> None:
+    app.config["MAX_CONTENT_LENGTH"] = AUDIT_MAX
+
+    @app.before_request
+    def _check_body():
+        if request.method not in ("POST", "PUT", "PATCH"):
+            return
+        raw = RAW_BODIES.get(request.endpoint or "")
+        request.max_content_length = raw[1] if raw else DEFAULT_MAX
+        if not _has_body():
+            return
+        mimetype = request.mimetype
+        if raw is not None:
+            if mimetype and mimetype not in raw[0]:
+                raise UnsupportedMediaType(f"send this body as one of {', '.join(sorted(raw[0]))}",
+                                           accepted=sorted(raw[0]))
+        elif not (mimetype == "application/json" or mimetype.endswith("+json")):
+            raise UnsupportedMediaType("send the body as JSON with Content-Type: application/json",
+                                       accepted=["application/json"])
