@@ -29,6 +29,13 @@ from referee.store import Conflict, DuplicateRequest, GameRecord, Snapshot, Stor
 from referee.table import Settling, Table
 
 DECK_OPTIONS = ("deck", "personality_deck", "event_deck")
+# The most moves one request may carry: more than any real turn (a Castle Danger
+# turn is at most 27 moves plus an add, reveals and its end), far fewer than would
+# let one request block a game while it writes thousands of events.
+MAX_MOVES_PER_REQUEST = 64
+# Versions, event numbers and positions are counted in int32 here and in every
+# store; a larger number is a client's error, refused before any store sees it.
+MAX_VERSION = 2**31 - 1
 
 
 # ---- refusals the service itself makes (engines make the rest) ------------------------
@@ -246,7 +253,7 @@ class GameService:
         with self._lock(game_id):
             table = self.load(game_id)
             if at is not None:
-                if not isinstance(at, int) or not 1 <= at <= table.seq:
+                if not isinstance(at, int) or isinstance(at, bool) or not 1 <= at <= table.seq:
                     raise MalformedMove(f"at must be an event number from 1 to {table.seq}", field="at")
                 if at < table.seq:
                     table = Table.replay(self.store.events(game_id, limit=at))
@@ -278,8 +285,8 @@ class GameService:
         return out
 
     def events(self, game_id: str, caller: Caller, after: int = 0, limit: int = 100) -> dict:
-        if not isinstance(after, int) or after < 0:
-            raise MalformedMove("after must be a whole number", field="after")
+        if not isinstance(after, int) or not 0 <= after <= MAX_VERSION:
+            raise MalformedMove(f"after must be a whole number from 0 to {MAX_VERSION}", field="after")
         if not isinstance(limit, int) or not 1 <= limit <= 1000:
             raise MalformedMove("limit must be from 1 to 1000", field="limit")
         self._heal(self.record(game_id))
@@ -315,27 +322,42 @@ class GameService:
         moves, expected = self._moves_from(game_id, body)
         idem = None
         if idempotency_key is not None:
-            if not isinstance(idempotency_key, str) or not 1 <= len(idempotency_key) <= 200:
-                raise MalformedMove("Idempotency-Key must be 1 to 200 characters", field="Idempotency-Key")
+            if (not isinstance(idempotency_key, str) or not 1 <= len(idempotency_key) <= 200
+                    or not idempotency_key.isprintable() or not idempotency_key.isascii()):
+                raise MalformedMove("Idempotency-Key must be 1 to 200 printable ASCII characters",
+                                    field="Idempotency-Key")
             key = f"{caller.token_hash}:{idempotency_key}"
             fingerprint = hashlib.sha256(canonical(body)).hexdigest()
-            earlier = self.store.answer(game_id, key)
-            if earlier is not None:
-                return self._replayed(earlier, fingerprint)
             idem = (key, fingerprint)
         rec = self.record(game_id)
         self._heal(rec)
         for _ in range(self.max_retries):
             with self._lock(game_id):
+                if idem is not None:
+                    # Under the game's lock: a retry racing its first try waits
+                    # for it here and then gets its answer.
+                    earlier = self.store.answer(game_id, idem[0])
+                    if earlier is not None:
+                        return self._replayed(earlier, idem[1])
                 table = self.load(game_id)
-                if expected is not None and expected != table.seq:
-                    raise VersionConflict(f"the game is at version {table.seq}, not {expected}",
-                                          current_version=table.seq)
                 try:
+                    if expected is not None and expected != table.seq:
+                        raise VersionConflict(f"the game is at version {table.seq}, not {expected}",
+                                              current_version=table.seq)
                     events, fork = table.propose(caller.seat, moves, at=utcnow(), salt_key=rec.salt_secret)
                 except Settling as err:  # its job may be lost: queue it (again)
                     self.queue.enqueue_settle(game_id, table.seq, kick=True)
                     err.extra["current_version"] = table.seq
+                    raise
+                except RefereeError:
+                    # The same request may have won in another process after we
+                    # looked (the store writes the answer with the events, so once
+                    # its events are loaded its answer is readable): a refusal of
+                    # a retry is then its first answer, not a refusal.
+                    if idem is not None:
+                        earlier = self.store.answer(game_id, idem[0])
+                        if earlier is not None:
+                            return self._replayed(earlier, idem[1])
                     raise
                 answer = {"version": fork.seq,
                           "events": [self._redact(fork, ev, caller.viewer) for ev in events]}
@@ -379,8 +401,10 @@ class GameService:
         if unknown:
             raise MalformedMove(f"unknown field(s): {', '.join(sorted(unknown))}", field=sorted(unknown)[0])
         expected = body.get("expected_version")
-        if expected is not None and (not isinstance(expected, int) or isinstance(expected, bool)):
-            raise MalformedMove("expected_version must be an integer", field="expected_version")
+        if expected is not None and (not isinstance(expected, int) or isinstance(expected, bool)
+                                     or not 1 <= expected <= MAX_VERSION):
+            raise MalformedMove(f"expected_version must be an integer from 1 to {MAX_VERSION}",
+                                field="expected_version")
         kind = given[0]
         if kind == "move":
             moves = [body["move"]]
@@ -391,6 +415,9 @@ class GameService:
         else:
             rec = self.record(game_id)
             moves = engine_by_name(rec.game).parse(body["text"])
+        if len(moves) > MAX_MOVES_PER_REQUEST:
+            raise MalformedMove(f"at most {MAX_MOVES_PER_REQUEST} moves in one request "
+                                f"(this one has {len(moves)})", field=kind, limit=MAX_MOVES_PER_REQUEST)
         for m in moves:
             if not isinstance(m, dict):
                 raise MalformedMove("each move is a JSON object with a type", field=kind)

@@ -64,7 +64,8 @@ class Summary(Schema):
 
 
 class ViewArgs(Strict):
-    at = fields.Integer(strict=False, metadata={"description": "the position after event N"})
+    at = fields.Integer(strict=False, validate=validate.Range(min=1, max=2**31 - 1),
+                        metadata={"description": "the position after event N"})
 
 
 class View(Schema):
@@ -87,9 +88,11 @@ class Legal(Schema):
 
 class MoveRequest(Strict):
     move = fields.Dict(metadata={"description": "one move"})
-    moves = fields.List(fields.Dict(), metadata={"description": "several, all or nothing"})
+    moves = fields.List(fields.Dict(), validate=validate.Length(min=1, max=64),
+                        metadata={"description": "several, all or nothing (at most 64)"})
     text = fields.String(metadata={"description": "moves in the game's notation, ; or new lines between"})
-    expected_version = fields.Integer(strict=True, metadata={"description": "refuse with 409 unless the game is at this version"})
+    expected_version = fields.Integer(strict=True, validate=validate.Range(min=1, max=2**31 - 1),
+                                      metadata={"description": "refuse with 409 unless the game is at this version"})
 
 
 class EventOut(Schema):
@@ -110,7 +113,7 @@ class MoveResult(Schema):
 
 
 class EventsArgs(Strict):
-    after = fields.Integer(load_default=0, validate=validate.Range(min=0))
+    after = fields.Integer(load_default=0, validate=validate.Range(min=0, max=2**31 - 1))
     limit = fields.Integer(load_default=100, validate=validate.Range(min=1, max=1000))
 
 

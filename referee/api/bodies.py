@@ -11,9 +11,11 @@ small, and a smaller cap keeps a flood of large bodies cheap to refuse.
 
 from __future__ import annotations
 
+import json
+
 from flask import Flask, request
 
-from referee.games.base import RefereeError
+from referee.games.base import MalformedMove, RefereeError
 
 MiB = 1024 * 1024
 AUDIT_MAX = 16 * MiB  # the contract's cap for POST /v1/audit
@@ -30,8 +32,40 @@ RAW_BODIES = {
 }
 
 
+# No request of this API nests deeper than a few levels (an options object holding
+# a list of decks); a body nested deeper is refused before anything walks it, so
+# no code further on can run out of stack on it.
+MAX_DEPTH = 32
+
+
 class UnsupportedMediaType(RefereeError):
     code, status = "unsupported-media-type", 415
+
+
+def _check_json(value) -> None:
+    """Refuse (400, naming where) what would trip code further on: nesting deeper
+    than MAX_DEPTH, and text that is no Unicode (a lone UTF-16 surrogate, which JSON's
+    \\u escapes can spell but UTF-8 cannot hold). Iterative: it cannot overflow."""
+    stack = [(value, "body", 1)]
+    while stack:
+        v, where, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            raise MalformedMove(f"the JSON nests deeper than {MAX_DEPTH} levels", field=where)
+        if isinstance(v, str):
+            _check_text(v, where)
+        elif isinstance(v, dict):
+            for k, item in v.items():
+                _check_text(k, where)
+                stack.append((item, f"{where}.{k}" if where != "body" else k, depth + 1))
+        elif isinstance(v, list):
+            stack.extend((item, f"{where}[{i}]", depth + 1) for i, item in enumerate(v))
+
+
+def _check_text(text: str, where: str) -> None:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise MalformedMove("text with a lone UTF-16 surrogate is not Unicode", field=where) from None
 
 
 def _has_body() -> bool:
@@ -57,3 +91,11 @@ def install(app: Flask) -> None:
         elif not (mimetype == "application/json" or mimetype.endswith("+json")):
             raise UnsupportedMediaType("send the body as JSON with Content-Type: application/json",
                                        accepted=["application/json"])
+        else:
+            try:
+                body = json.loads(request.get_data(cache=True))
+            except RecursionError:
+                raise MalformedMove(f"the JSON nests deeper than {MAX_DEPTH} levels", field="body") from None
+            except ValueError:
+                return  # not JSON: the schema's parser says so, as for any bad body
+            _check_json(body)

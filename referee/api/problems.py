@@ -72,7 +72,11 @@ def install(app: Flask) -> None:
             for location in messages.values():
                 field, msg = first_field(location)
                 return problem(400, "malformed", f"{field}: {msg}", field=field)
-        return problem(err.code or 500, code, err.description or err.name)
+        resp = problem(err.code or 500, code, err.description or err.name)
+        allow = dict(err.get_headers()).get("Allow")
+        if allow:  # RFC 9110: a 405 says which methods the resource has
+            resp.headers["Allow"] = allow
+        return resp
 
     @app.errorhandler(Exception)
     def unexpected(err: Exception):

@@ -165,4 +165,7 @@ def inbound_email(*_):
     who = svc.caller(got["game"], got["token"])
     # Message-IDs can be long; their hash is the idempotency key
     key = "mail:" + hashlib.sha256(got["message_id"].encode()).hexdigest() if got["message_id"] else None
-    return svc.submit(got["game"], who, {"text": got["text"]}, key)
+    body = {"text": got["text"]}
+    if got["version"] is not None:
+        body["expected_version"] = got["version"]
+    return svc.submit(got["game"], who, body, key)

@@ -1,0 +1,194 @@
+"""Bodies and races a hostile or unlucky client can send: each gets a clear 4xx
+(or, for a retry, its first answer) and changes nothing."""
+
+from __future__ import annotations
+
+import json
+import threading
+from email.message import EmailMessage
+
+import pytest
+
+from tests.helpers import Game
+
+KOD = "king-of-danger"
+
+
+def raw_post(client, path, text: str, **headers):
+    return client.post(path, data=text.encode("utf-8", "surrogatepass"),
+                       headers={"Content-Type": "application/json", **headers})
+
+
+@pytest.fixture
+def kod(client):
+    return Game(client, KOD, 3, {"seed": "hostile"})
+
+
+# ---- idempotent retries racing each other ------------------------------------------------
+
+def race(service, game: Game, seat: int, move: dict, key: str, n: int, services=None):
+    from referee.api import create_app
+
+    apps = [create_app(s) for s in (services or [service])]
+    answers, barrier = [], threading.Barrier(n)
+
+    def one(i):
+        client = apps[i % len(apps)].test_client()
+        barrier.wait()
+        r = client.post(f"/v1/games/{game.id}/moves", json={"move": move},
+                        headers={**game.auth(seat), "Idempotency-Key": key})
+        answers.append((r.status_code, r.get_data()))
+
+    threads = [threading.Thread(target=one, args=(i,)) for i in range(n)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    return answers
+
+
+def test_fifty_retries_of_one_move_all_get_its_first_answer(client, service, kod):
+    seat = kod.summary()["to_act"][0]
+    move = kod.legal(seat)[0]
+    before = kod.summary()["version"]
+    answers = race(service, kod, seat, move, "same-move", 50)
+    assert len(answers) == 50
+    assert {status for status, _ in answers} == {201}, {status for status, _ in answers}
+    assert len({body for _, body in answers}) == 1
+    written = json.loads(answers[0][1])
+    assert kod.summary()["version"] >= written["version"] > before
+    assert [e["seq"] for e in written["events"]][0] == before + 1
+
+
+def test_retries_through_two_services_on_one_store_get_the_first_answer(store, kod, service):
+    from referee.queue import InlineQueue
+    from referee.service import GameService
+
+    other = GameService(store, InlineQueue())
+    seat = kod.summary()["to_act"][0]
+    move = kod.legal(seat)[0]
+    answers = race(service, kod, seat, move, "two-processes", 30, services=[service, other])
+    assert {status for status, _ in answers} == {201}
+    assert len({body for _, body in answers}) == 1
+
+
+# ---- bounded batches ---------------------------------------------------------------------
+
+def test_a_batch_over_the_limit_is_refused_and_writes_nothing(client):
+    g = Game(client, "king-of-the-castle", 2, {"seed": "flood"})
+    before = g.export()
+    seat = 0
+    flips = [{"type": "standing", "answer": "pass"}] * 65
+    r = g.post(seat, {"moves": flips})
+    assert r.status_code == 400 and r.json["field"] == "moves"
+    r = g.post(seat, {"text": "\n".join(["resign"] * 65)})
+    assert r.status_code == 400 and r.json["field"] == "text" and r.json["limit"] == 64
+    assert g.export() == before
+
+
+# ---- bodies that used to be 500s ---------------------------------------------------------
+
+def test_deeply_nested_json_is_400(client, kod):
+    before = kod.export()
+    seat = kod.summary()["to_act"][0]
+    for body in ("[" * 5000 + "]" * 5000, '{"move": ' + "[" * 40 + "]" * 40 + "}",
+                 '{"move": {"type": "play", "x": ' + '{"a": ' * 3000 + "1" + "}" * 3000 + "}}"):
+        r = raw_post(client, f"/v1/games/{kod.id}/moves", body, **kod.auth(seat))
+        assert r.status_code == 400 and r.json["code"] == "malformed", r.get_data()[:200]
+    r = raw_post(client, "/v1/games", '{"game": "kings-keys", "players": ' + "[" * 3000 + "]" * 3000 + "}")
+    assert r.status_code == 400
+    assert kod.export() == before
+
+
+def test_a_lone_surrogate_is_400_naming_the_field(client, kod):
+    r = raw_post(client, "/v1/games", '{"game": "kings-keys", "players": ["a", "b\\ud800", "c"]}')
+    assert r.status_code == 400 and r.json["field"] == "players[1]"
+    seat = kod.summary()["to_act"][0]
+    before = kod.export()
+    r = raw_post(client, f"/v1/games/{kod.id}/moves", '{"text": "W1 \\udfff"}', **kod.auth(seat),
+                 **{"Idempotency-Key": "k1"})
+    assert r.status_code == 400 and r.json["field"] == "text"
+    r = client.post(f"/v1/games/{kod.id}/moves", json={"text": "W1"},
+                    headers={**kod.auth(seat), "Idempotency-Key": "caf\xe9 \x01"})
+    assert r.status_code == 400 and r.json["field"] == "Idempotency-Key"
+    assert kod.export() == before
+
+
+@pytest.mark.parametrize("query", [{"after": 2**63 + 5}, {"after": 912014607035971928064},
+                                   {"after": 2**63 - 2}, {"limit": 2**70}])
+def test_numbers_past_any_store_are_400(client, kod, query):
+    r = kod.get("/events", **query)
+    assert r.status_code == 400 and r.json["field"] == next(iter(query))
+
+
+def test_positions_and_versions_out_of_range_are_400(client, kod):
+    assert kod.get("/view", at=2**64).json["field"] == "at"
+    assert kod.get("/view", at=0).status_code == 400
+    seat = kod.summary()["to_act"][0]
+    r = kod.post(seat, {"text": "W1", "expected_version": 2**63})
+    assert r.status_code == 400 and r.json["field"] == "expected_version"
+
+
+def test_a_405_names_the_methods_allowed(client, kod):
+    r = client.delete(f"/v1/games/{kod.id}/moves")
+    assert r.status_code == 405 and r.mimetype == "application/problem+json"
+    assert set(r.headers["Allow"].replace(" ", "").split(",")) >= {"POST"}
+    r = client.put("/v1/games")
+    assert r.status_code == 405 and "POST" in r.headers["Allow"]
+
+
+# ---- mail --------------------------------------------------------------------------------
+
+def mail(to: str, body: str, subtype: str = "plain", charset: str | None = None, msgid="<h1@x>") -> bytes:
+    msg = EmailMessage()
+    msg["From"], msg["To"], msg["Subject"], msg["Message-ID"] = "ann@example.org", to, "move", msgid
+    msg.set_content(body, subtype=subtype)
+    raw = msg.as_bytes()
+    if charset:
+        raw = raw.replace(b'charset="utf-8"', f'charset="{charset}"'.encode()).replace(
+            b"charset=utf-8", f"charset={charset}".encode())
+    return raw
+
+
+def inbound(client, raw: bytes):
+    return client.post("/v1/inbound/email", data=raw, content_type="message/rfc822")
+
+
+def test_mail_in_an_unknown_charset_is_400(client, kod):
+    seat = kod.summary()["to_act"][0]
+    raw = mail(f"referee+{kod.id}@x.org", f"token: {kod.tokens[seat]}\nresign\n", charset="x-no-such-charset")
+    assert b"x-no-such-charset" in raw
+    r = inbound(client, raw)
+    assert r.status_code == 400 and r.json["field"] == "body"
+    assert kod.summary()["status"] == "active"
+
+
+def test_two_token_lines_are_ambiguous(client, kod):
+    r = inbound(client, mail(f"referee+{kod.id}@x.org", f"token: {kod.tokens[0]}\ntoken: {kod.tokens[1]}\nresign"))
+    assert r.status_code == 400 and r.json["field"] == "token"
+    assert kod.summary()["status"] == "active"
+
+
+def test_html_only_mail_is_read_and_its_quote_left_out(client, kod):
+    seat = kod.summary()["to_act"][0]
+    move = kod.legal(seat)[0]
+    text = "play " + move["card"] + (" " + move["suit"] if "suit" in move else "")
+    markup = (f"<html><head><style>p {{}}</style></head><body><p>token: {kod.tokens[seat]}</p>"
+              f"<div>{text}</div><blockquote><p>resign</p></blockquote></body></html>")
+    r = inbound(client, mail(f"referee+{kod.id}@x.org", markup, subtype="html"))
+    assert r.status_code == 201, r.json
+    assert r.json["events"][0]["payload"]["move"] == move
+    assert kod.summary()["status"] == "active"
+
+
+def test_a_version_line_applies_the_moves_only_at_that_version(client, kod):
+    seat = kod.summary()["to_act"][0]
+    version = kod.summary()["version"]
+    move = kod.legal(seat)[0]
+    text = "play " + move["card"] + (" " + move["suit"] if "suit" in move else "")
+    r = inbound(client, mail(f"referee+{kod.id}@x.org", f"token: {kod.tokens[seat]}\n#{version - 1}\n{text}",
+                             msgid="<old@x>"))
+    assert r.status_code == 409 and r.json["current_version"] == version
+    r = inbound(client, mail(f"referee+{kod.id}@x.org", f"token: {kod.tokens[seat]}\n#{version}\n{text}",
+                             msgid="<now@x>"))
+    assert r.status_code == 201
