@@ -395,3 +395,41 @@ def test_reaction_cards_are_not_played_in_turn():
         with pytest.raises(IllegalMove) as err:
             move(t, 0, f"play {card}")
         assert err.value.rule == "reaction-only"
+
+
+def test_two_lucky_escapes_from_two_seats_save_two_of_the_plague_dead():
+    """Ruling: each seat may answer a threat once, and the window stays open while
+    men are still at stake, so a second seat's Lucky Escape saves a second man."""
+    saver = ["lucky-escape", "keep", "keep"]
+    t = prepared(3, hands=[["plague"] + FOUR, saver, saver])
+    move(t, 0, "play plague 1 lord master")
+    evs = move(t, 1, "react lucky-escape B")
+    assert "died" not in types(evs)
+    assert t.state.window == {"kind": "death", "queue": [2]}
+    assert {"type": "react", "card": "lucky-escape"} in t.engine.legal(t.state, 2)  # only D at stake now
+    evs = move(t, 2, "react lucky-escape")
+    assert evs[0].payload["save"] == "D" and "died" not in types(evs)
+    assert kingdom(t) == ["A", ["B", "C", "D"], ["E", "F", "G"], ["H", "I", "J"]]
+    assert t.state.event_discard == ["plague", "lucky-escape", "lucky-escape"]
+
+
+def test_mysterious_vanishings_one_saved_by_each_seat_the_third_dies():
+    saver = ["lucky-escape", "keep", "keep"]
+    t = prepared(4, hands=[["mysterious-vanishings"] + FOUR, saver, ["keep"] * 3, saver])
+    move(t, 0, "play mysterious-vanishings 2")
+    move(t, 1, "react lucky-escape E")
+    assert t.state.window["queue"] == [2, 3]
+    move(t, 2, "pass")
+    evs = move(t, 3, "react lucky-escape G")
+    # F alone dies: G moves up to Seneschal and K fills the Master at Arms
+    assert [m["man"] for m in evs[[e.type for e in evs].index("died")].payload["men"]] == ["F"]
+    assert kingdom(t) == ["A", ["B", "C", "D"], ["E", "G", "K"], ["H", "I", "J"]]
+
+
+def test_a_seat_answers_a_threat_once():
+    twice = ["lucky-escape", "lucky-escape", "keep"]
+    t = prepared(2, hands=[["plague"] + FOUR, twice])
+    move(t, 0, "play plague 1 lord master")
+    evs = move(t, 1, "react lucky-escape B")
+    assert t.state.window is None or t.state.window["kind"] != "death"
+    assert [m["man"] for m in evs[[e.type for e in evs].index("died")].payload["men"]] == ["D"]

@@ -57,11 +57,14 @@ def scripted_table():
 
 def test_scripted_game_to_the_end_and_its_scoring_table():
     table, log = scripted_table()
+    # squires are chosen first, before the kingdom and the hands are dealt
     assert table.state.stage == "choose" and table.to_act() == [0, 1]
-    assert table.state.hands == [["city", "famed", "towers"], ["town", "recognised", "walls"]]
-    assert kingdom(table) == ["A", ["B", "C", "D"], ["E", "F", "G"], ["H", "I", "J"]]
+    assert table.state.hands == [[], []] and table.state.castles == [] and table.state.king is None
     log += move(table, 0, "choose Z D Q")
+    assert table.state.stage == "choose" and table.to_act() == [1]
     log += move(table, 1, "choose R U Y")
+    assert [e.type for e in log[-4:]] == ["squires-chosen", "dealt", "turn-began", "drew"]
+    assert kingdom(table) == ["A", ["B", "C", "D"], ["E", "F", "G"], ["H", "I", "J"]]
     assert table.state.turn == 0 and table.state.hands[0] == ["city", "famed", "towers",
                                                               "mysterious-vanishings"]
     log += move(table, 0, "standing pass")
@@ -129,10 +132,10 @@ def test_the_end_on_the_last_seat_of_the_round_scores_at_once():
     evs = move(t, 1, "play unlucky-fall 2")
     assert types(evs)[-3:] == ["turn-ended", "game-ended", "seed-revealed"]
     # E died: castle 2 is F Lord, G Seneschal, no Master. All castles are level
-    # 0, so castle 1 (the leftmost) is largest, most prestigious, best defended.
-    # Seat 0: Lord B of castle 1 6+3, E dead 0, Lord H 6 = 15.
-    # Seat 1: King A 12, Seneschal C of castle 1 4+2, Z never in play 0 = 18.
-    assert t.state.result["scores"] == [15, 18]
+    # 0, so none is largest, most prestigious or best defended: no bonuses.
+    # Seat 0: Lord B 6, E dead 0, Lord H 6 = 12.
+    # Seat 1: King A 12, Seneschal C 4, Z never in play 0 = 16.
+    assert t.state.result["scores"] == [12, 16]
     assert t.state.result["winners"] == [1]
 
 
@@ -344,3 +347,46 @@ def test_scores_stay_hidden_until_the_end():
     move(t, 1, "resign")
     # resigning ends the game: the others share the win on the hidden scores
     assert t.state.result["winners"] == [0]
+
+
+def test_a_standing_answer_cannot_be_flipped_back_until_the_game_moves_on():
+    """Changing the standing answer and changing it back, with nothing between,
+    changes nothing: the second change is refused, so no seat can fill the log
+    with flips. Once anything else happens it may change again."""
+    table, log = new_table(GAME, 2, {"personality_order": "alphabetical"}, seed=SEED)
+    turn = table.state.turn
+    other = 1 - turn
+    log += move(table, other, "standing pass")
+    assert {"type": "standing", "answer": "ask"} not in table.engine.legal(table.state, other)
+    with pytest.raises(IllegalMove) as refused:
+        move(table, other, "standing ask")
+    assert refused.value.rule == "standing-changed-already"
+    # the other seat's own change is its own business, and does not free the first
+    log += move(table, turn, "standing pass")
+    with pytest.raises(IllegalMove):
+        move(table, other, "standing ask")
+    # the player on turn plays: the game moved on, and the answer may change again
+    play = [m for m in table.engine.legal(table.state, turn) if m["type"] not in ("standing", "resign")][0]
+    log += move(table, turn, table.engine.format(play))
+    assert {"type": "standing", "answer": "ask"} in table.engine.legal(table.state, other)
+    log += move(table, other, "standing ask")
+    assert table.state.standing[other] == "ask"
+    assert Table.replay(log).state.standing_fresh == table.state.standing_fresh
+
+
+@pytest.mark.parametrize(("levels", "scores"), [
+    # Only castle 2 has anything (a Domain of 1): its Lord E is Lord of the largest
+    # castle (6 + 3); no castle has Prestige or Defences, so no Seneschal or Master
+    # earns a bonus. Seat 0 backs castle 1's men B C D: 6 + 4 + 2 = 12; seat 1
+    # castle 2's E F G: 9 + 4 + 2 = 15.
+    ({2: {"domain": ["village"]}}, [12, 15]),
+    # A bare kingdom: no castle is largest, most prestigious or best defended.
+    ({}, [12, 12]),
+])
+def test_a_bonus_needs_some_of_its_attribute(levels, scores):
+    t = prepared(2, hands=[["keep"] * 3, ["unlucky-fall", "keep", "keep", "keep"]], levels=levels,
+                 people="", turn=1, standing=["pass"] * 2,
+                 squires=[["B", "C", "D"], ["E", "F", "G"]])
+    move(t, 1, "play unlucky-fall 3")  # no one can fill castle 3's Master at Arms: the game ends
+    assert t.state.result["scores"] == scores
+    assert all(line["bonus"] == 0 for line in t.state.result["table"] if line["post"] in ("seneschal", "master"))

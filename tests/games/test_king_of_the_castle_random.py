@@ -27,7 +27,7 @@ def men(state) -> list:
 
 def invariants(table, log):
     s = table.state
-    if s.stage == "deal":
+    if not s.castles:  # nothing dealt yet (with squires: choose, the choice comes first)
         return
     assert cards_in_play(s) == 78
     people = [m for m in men(s) if m is not None] + s.personality_deck + s.personality_discard

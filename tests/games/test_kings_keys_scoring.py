@@ -5,6 +5,7 @@ Kingdom Four 15, Kingdom Three 10, Queen's Straight of four 10 and of three 5,
 Joker set 1 point at 12 of an item and 1 more per item beyond.
 """
 
+from collections import Counter
 from functools import cache
 from itertools import combinations, product
 
@@ -120,25 +121,32 @@ def test_jokers_of_one_item_complete_kingdom_sets():
     # *S stands for R1S: R1A R1C *S is a Kingdom Three (10); adding R* makes a Four (15)
     assert points(["R1A", "R1C", "*S"])["kingdom"] == 10
     assert points(["R1A", "R1C", "*S", "R*"])["kingdom"] == 15
-    # a Joker of axes cannot stand for a second axes card beside R1A
-    assert points(["R1A", "R1C", "*A"])["kingdom"] == 0
+    # a Joker of axes may stand for the red 1 of axes even beside R1A (ruling R8)
+    assert points(["R1A", "R1C", "*A"])["kingdom"] == 10
 
 
-def test_a_wild_card_never_stands_for_a_card_held():
-    # *C would have to be R1C, which is held: the red 1s stay a Three (10), not a Four
-    assert points(["R1A", "R1S", "R1C", "*C"])["kingdom"] == 10
-    # all four axes 4s held (16): the Joker of axes stands for a 3 at best: 19 -> 8
-    assert points(["R4A", "G4A", "B4A", "Y4A", "*A"])["joker"] == 8
+def test_a_wild_card_may_stand_for_a_card_held():
+    """Ruling R8: a Joker or Kingdom card stands for any card of its item or colour,
+    even one the collection holds."""
+    # the four axes 4s (16) and the Joker of axes as a fifth 4: 20 axes, 9 points
+    best = best_arrangement(["R4A", "G4A", "B4A", "Y4A", "*A"])
+    assert best["points"]["joker"] == 9 and best["joker"][0]["count"] == 20
+    # *C as R1C beside the R1C held: four red 1s, a Kingdom Four (15)
+    assert points(["R1A", "R1S", "R1C", "*C"])["kingdom"] == 15
 
 
-def test_two_wild_cards_never_stand_for_the_same_card():
-    # G4A B4A Y4A = 12. R* can only add a red axes card, R4A at best (+4); the Joker
-    # of axes then takes the best axes card left, a 3 (+3): 19 -> 8 (not 20 -> 9).
+def test_wild_cards_add_their_best_to_a_joker_set():
+    # G4A B4A Y4A = 12; R* as R4A (+4) and the Joker of axes as a 4 (+4): 20 -> 9
     best = best_arrangement(["G4A", "B4A", "Y4A", "R*", "*A"])
-    assert best["points"]["joker"] == 8
-    stands = best["joker"][0]["stands_for"]
-    assert sorted(int(c[1]) for c in stands.values()) == [3, 4] and "R4A" in stands.values()
-    assert best["joker"][0]["count"] == 19
+    assert best["points"]["joker"] == 9 and best["joker"][0]["count"] == 20
+    assert best["joker"][0]["stands_for"]["R*"] == "R4A"
+
+
+def test_a_wild_card_for_a_held_card_lets_it_serve_another_straight():
+    # R1S R2A R3C is one straight; R1C *A R3S another, *A standing for R2A (held,
+    # and used by the first): 5 + 5
+    best = best_arrangement(["R1S", "R2A", "R3C", "R1C", "R3S", "*A"])
+    assert best["points"]["straights"] == 10
 
 
 def test_wild_cards_alone_can_make_a_set():
@@ -204,25 +212,32 @@ def _pack(cards: frozenset, value) -> int:
 
 
 def brute_force(cards):
-    naturals = [c for c in cards if len(c) == 3]
+    """Every way each wild card may stand for any card of its colour or item (held
+    or not, ruling R8), then every way of packing the shown cards into sets. A
+    shown card is (code, which wild card or "" for a held one), so a held card and
+    a wild card standing for it are two cards."""
+    naturals = [(c, "") for c in cards if len(c) == 3]
     wilds = [c for c in cards if len(c) == 2]
     out = {}
     for name, value in (("kingdom", _kingdom_value), ("straights", _straight_value),
                         ("joker", _joker_value)):
         best = 0
-        options = [[None] + [c for c in _stands(w) if c not in naturals] for w in wilds]
+        shown_value = lambda combo, value=value: value(tuple(c for c, _ in combo))  # noqa: E731
+        options = [[None] + _stands(w) for w in wilds]
         for stand in product(*options):
-            shown = [c for c in stand if c is not None]
-            if len(shown) != len(set(shown)):
+            shown = [(c, w) for c, w in zip(stand, wilds, strict=True) if c is not None]
+            if name == "kingdom":  # at most one set of a colour and number (ruling R9)
+                groups = Counter((c[0], c[1]) for c, _ in naturals + shown)
+                best = max(best, sum(15 if k >= 4 else 10 if k == 3 else 0 for k in groups.values()))
                 continue
-            best = max(best, _pack(frozenset(naturals + shown), value))
+            best = max(best, _pack(frozenset(naturals + shown), shown_value))
         out[name] = best
     return out
 
 
 def check_arrangement(cards, best):
     """The arrangement shown is a real one: valid sets, each card once per category,
-    wild cards standing for distinct cards not held, points adding up."""
+    wild cards standing for cards of their colour or item, points adding up."""
     for name, value in (("kingdom", _kingdom_value), ("straights", _straight_value),
                         ("joker", _joker_value)):
         used, stood = [], []
@@ -232,7 +247,8 @@ def check_arrangement(cards, best):
             shown = [s["stands_for"].get(c, c) for c in s["cards"]]
             assert value(tuple(shown)) == s["points"] > 0, s
         assert len(used) == len(set(used)) and all(c in cards for c in used)
-        assert len(stood) == len(set(stood)) and not set(stood) & set(cards)
+        for s in best[name]:
+            assert all(stand in _stands(w) for w, stand in s["stands_for"].items())
         assert sum(s["points"] for s in best[name]) == best["points"][name]
 
 

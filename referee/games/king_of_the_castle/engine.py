@@ -39,7 +39,7 @@ class KingOfTheCastle(Engine):
     name = "king-of-the-castle"
     title = "King of the Castle"
     min_players, max_players = 2, 8
-    version = 1
+    version = 2  # 2: standing_fresh
 
     # ---- setting up ------------------------------------------------------------------
 
@@ -70,12 +70,17 @@ class KingOfTheCastle(Engine):
         return CastleState(players=n, options=opts, names=[s["name"] for s in created["seats"]],
                            stacked=bool(created.get("stacked")), first_player=opts["first_player"],
                            next_seat=opts["first_player"], squires=[None] * n, set_aside=[],
-                           hands=[[] for _ in range(n)], standing=["ask"] * n, turns_taken=[0] * n)
+                           hands=[[] for _ in range(n)], standing=["ask"] * n, turns_taken=[0] * n,
+                           # Chosen squires are chosen first, before anything is dealt,
+                           # as the letters deal sets them before the kingdom.
+                           stage="choose" if opts["squires"] == "choose" else "deal")
 
     # ---- the log ---------------------------------------------------------------------
 
     def evolve_event(self, state, event):
         APPLY[event.type](state, event.payload)
+        if event.type != "standing-set":
+            state.standing_fresh = []  # the game moved on: standing answers may change again
         return state
 
     def due(self, state) -> str | None:
@@ -122,6 +127,10 @@ class KingOfTheCastle(Engine):
         if kind == "standing":
             if state.standing[seat] == move["answer"]:
                 raise IllegalMove("standing-unchanged", f"your standing answer is already {move['answer']}")
+            if seat in state.standing_fresh:
+                raise IllegalMove("standing-changed-already",
+                                  "you changed your standing answer and nothing has happened since: "
+                                  "changing it back would change nothing")
             return self._run(state, "standing-set", {"seat": seat, "answer": move["answer"]})
         if state.stage == "choose":
             if kind != "choose":
@@ -219,7 +228,8 @@ class KingOfTheCastle(Engine):
         return []
 
     def legal_moves(self, state, seat: int) -> list[dict]:
-        toggle = {"type": "standing", "answer": "ask" if state.standing[seat] == "pass" else "pass"}
+        toggle = ({"type": "standing", "answer": "ask" if state.standing[seat] == "pass" else "pass"}
+                  if seat not in state.standing_fresh else None)
         out: list[dict] = []
         if state.stage == "choose":
             if state.squires[seat] is None:
@@ -250,7 +260,7 @@ class KingOfTheCastle(Engine):
                     if combo not in seen:
                         seen.add(combo)
                         out.append({"type": "discard", "cards": list(combo)})
-        return out + [toggle]
+        return out + ([toggle] if toggle else [])
 
     def scores(self, state) -> list:
         if state.result is not None:

@@ -32,13 +32,13 @@ def dealt(state, p: dict) -> None:
         state.squires = [list(p["squires"][str(s)]) for s in range(state.players)]
     if p.get("set_aside") is not None:
         state.set_aside = [list(p["set_aside"][str(s)]) for s in range(state.players)]
-    state.stage = "choose" if state.options["squires"] == "choose" else "next"
+    state.stage = "next"
 
 
 def squires_chosen(state, p: dict) -> None:
     state.squires[p["seat"]] = list(p["squires"])
     if all(s is not None for s in state.squires):
-        state.stage = "next"
+        state.stage = "deal"  # every seat has chosen: now the referee deals
 
 
 def turn_began(state, p: dict) -> None:
@@ -133,12 +133,19 @@ def declined(state, p: dict) -> None:
 def reacted(state, p: dict) -> None:
     state.hands[p["seat"]].remove(p["card"])
     state.event_discard.append(p["card"])
-    state.window = None
     t = state.threat
     if p["card"] == "lucky-escape":
         t["deaths"].remove(p["save"])
     else:
         t["discards"] = [d for d in t["discards"] if d["card"] != p["save"]]
+    # One reaction saves one man or one card; while others of this window's kind
+    # are still at stake, the seats not yet asked are asked in turn (each seat
+    # answers a threat once), so two Lucky Escapes can save two of the Plague's dead.
+    w = state.window
+    w["queue"].remove(p["seat"])
+    still = t["deaths"] if w["kind"] == "death" else t["discards"]
+    if not w["queue"] or not still:
+        state.window = None
     _tidy_threat(state)
 
 
@@ -212,6 +219,7 @@ def turn_ended(state, p: dict) -> None:
 
 def standing_set(state, p: dict) -> None:
     state.standing[p["seat"]] = p["answer"]
+    state.standing_fresh.append(p["seat"])
 
 
 def game_ended(state, p: dict) -> None:

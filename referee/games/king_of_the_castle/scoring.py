@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from referee.games.king_of_the_castle.kingdom import (
+    attribute_level,
     best_defended,
     castle_level,
     largest,
@@ -13,7 +14,14 @@ from referee.games.king_of_the_castle.kingdom import (
 def table(state) -> list[dict]:
     """One line per man in a post: {man, post, castle, points, bonus}."""
     castles = state.castles
+    # A bonus goes to the castle that is largest, most prestigious or best
+    # defended only if it has some of that at all: with no Prestige anywhere no
+    # castle is "most prestigious", and no Seneschal earns +2. (The leftmost of a
+    # tie still wins the bonus, as it wins the throne.)
     big, grand, strong = largest(castles), most_prestigious(castles), best_defended(castles)
+    big = big if big is not None and castle_level(castles[big]) > 0 else None
+    grand = grand if grand is not None and attribute_level(castles[grand], "prestige") > 0 else None
+    strong = strong if strong is not None and attribute_level(castles[strong], "defence") > 0 else None
     lines = []
     if state.king is not None:
         bonus = 2 * sum(1 for c in castles if castle_level(c) >= 6)

@@ -27,6 +27,10 @@ class CastleState(GameState):
     squires: list[list[str] | None] = field(default_factory=list)
     set_aside: list[list[str]] = field(default_factory=list)  # the letters deal's cards
     standing: list[str] = field(default_factory=list)  # "ask" or "pass", per seat
+    # Seats whose standing answer changed since the game last moved on: they may
+    # not change it again until something else happens (changing it back would
+    # undo it and change nothing, and a log must not fill up with such flips).
+    standing_fresh: list[int] = field(default_factory=list)
     turns_taken: list[int] = field(default_factory=list)
     # What the player whose turn it is still owes, first first:
     # {"kind": "free"} (play a card from the hand, or pass) or

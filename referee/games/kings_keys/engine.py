@@ -62,7 +62,7 @@ class KingsKeys(Engine):
     name = "kings-keys"
     title = "King's Keys"
     min_players, max_players = 3, 4
-    version = 1
+    version = 2  # 2: wild cards may stand for cards held (ruling R8)
 
     # ---- creating ------------------------------------------------------------------
 

@@ -9,10 +9,12 @@ A collection is scored in three categories, each on its own, and every card
 * the Joker's sets: the cards of one item whose numbers add to 12 or more, 1 point
   at 12 and 1 more for each item beyond.
 
-A wild card stands for one card of the deck that the collection does not hold:
-a Kingdom card for any card of its colour, a Joker for any card of its item. In
-one category no two wild cards stand for the same card. The search is exact: it
-tries every use of the wild cards, not the first that looks good.
+A wild card stands for one card of the deck, in each category on its own: a
+Kingdom card for any card of its colour, a Joker for any card of its item, even a
+card the collection holds (four axes 4s and the Joker of axes are 20 axes). A set
+is still one colour and number (Kingdom sets) or all different items (straights).
+The search is exact: it tries every use of the wild cards, not the first that
+looks good.
 """
 
 from __future__ import annotations
@@ -64,19 +66,20 @@ def best_kingdom_sets(naturals: frozenset, wilds: tuple) -> tuple[int, list[dict
     groups = [(c, n) for c in COLOURS for n in NUMBERS]
 
     def standins(c: str, n: int, missing: list[str], ws: list[str]) -> dict | None:
+        # A Joker shows its own item in this colour and number; a Kingdom card any
+        # item (one not held, for a clearer table, when there is one).
         free = list(missing)
         out = {}
         for w in ws:
             if is_joker(w):
-                if w[1] not in free:
-                    return None
-                free.remove(w[1])
+                if w[1] in free:
+                    free.remove(w[1])
                 out[w] = f"{c}{n}{w[1]}"
         for w in ws:
             if is_kingdom(w):
-                if w[0] != c or not free:
+                if w[0] != c:
                     return None
-                out[w] = f"{c}{n}{free.pop(0)}"
+                out[w] = f"{c}{n}{free.pop(0) if free else ITEMS[0]}"
         return out
 
     @cache
@@ -90,7 +93,7 @@ def best_kingdom_sets(naturals: frozenset, wilds: tuple) -> tuple[int, list[dict
         for sub in _submasks_by_size(mask):
             ws = [wilds[j] for j in _bits(sub)]
             size = len(held) + len(ws)
-            if size < 3 or len(ws) > len(missing):
+            if not 3 <= size <= 4:  # a set is three or four cards
                 continue
             stands = standins(c, n, missing, ws)
             if stands is None:
@@ -114,24 +117,16 @@ def best_joker_sets(naturals: frozenset, wilds: tuple) -> tuple[int, list[dict]]
     """One set per item (splitting an item's cards in two never scores more)."""
 
     def standins(i: str, ws: list[str]) -> dict | None:
-        taken = {c for c in naturals if c[2] == i}
+        # Every wild card shows the 4 of the item (held or not): the most it can add.
         out = {}
-        for w in ws:  # Kingdom cards first: each is bound to its colour
-            if is_kingdom(w):
-                free = [f"{w[0]}{n}{i}" for n in NUMBERS if f"{w[0]}{n}{i}" not in taken]
-                if not free:
-                    return None
-                out[w] = free[-1]
-                taken.add(free[-1])
         for w in ws:
-            if is_joker(w):
-                if w[1] != i:
-                    return None
-                free = [f"{c}{n}{i}" for n in NUMBERS for c in COLOURS if f"{c}{n}{i}" not in taken]
-                if not free:
-                    return None
-                out[w] = free[-1]
-                taken.add(free[-1])
+            if is_kingdom(w):
+                out[w] = f"{w[0]}4{i}"
+            elif w[1] == i:
+                fours = [f"{c}4{i}" for c in COLOURS if f"{c}4{i}" not in naturals]
+                out[w] = fours[0] if fours else f"{COLOURS[0]}4{i}"
+            else:
+                return None
         return out
 
     @cache
@@ -187,11 +182,10 @@ class _ColourStraights:
             for items in permutations(ITEMS, len(pattern)):
                 choices = []
                 for n, i in zip(pattern, items, strict=True):
-                    if (n, i) in held:
-                        choices.append([None])
-                    else:
-                        choices.append([w for w in self.wild_codes
-                                        if w == f"{c}*" or w == f"*{i}"])
+                    # the held card itself, or a wild card standing for it (the
+                    # held one may then serve in another straight)
+                    choices.append(([None] if (n, i) in held else [])
+                                   + [w for w in self.wild_codes if w == f"{c}*" or w == f"*{i}"])
                 for fill in product(*choices):
                     used = [w for w in fill if w is not None]
                     if len(used) != len(set(used)):
@@ -199,8 +193,8 @@ class _ColourStraights:
                     slots = wmask = 0
                     cards, stands = [], {}
                     for (n, i), w in zip(zip(pattern, items, strict=True), fill, strict=True):
-                        slots |= _slot(n, i)
                         if w is None:
+                            slots |= _slot(n, i)  # only a held card is used up
                             cards.append(f"{c}{n}{i}")
                         else:
                             wmask |= 1 << self.wild_codes.index(w)
@@ -212,8 +206,6 @@ class _ColourStraights:
                                        {"set": name, "cards": cards, "stands_for": stands,
                                         "points": points}))
         self.middles = [_slot(n, i) for n in (2, 3) for i in ITEMS if (n, i) in held]
-        # A held card's slot is always shown by the card itself: no wild card
-        # stands for a card the collection holds.
         self.by_slot = {s: [k for k, cand in enumerate(self.cands) if cand[0] & s]
                         for s in self.middles}
         self.go = cache(self._go)
