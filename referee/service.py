@@ -271,7 +271,9 @@ class GameService:
         with self._lock(game_id):
             table = self.load(game_id)
             moves = table.engine.legal(table.state, caller.seat) if table.due() is None else []
-            return {"seat": caller.seat, "version": table.seq, "moves": moves}
+            # each move also as text, for clients (and notices) that speak the notation
+            return {"seat": caller.seat, "version": table.seq, "moves": moves,
+                    "text": [table.engine.format(m) for m in moves]}
 
     def _redact(self, table: Table, ev: Event, viewer) -> dict:
         out = ev.to_dict()

@@ -5,7 +5,7 @@ OpenAPI document. Engine-specific parts (a move, a view) are open objects here:
 each game's docs page describes them.
 """
 
-from marshmallow import RAISE, Schema, fields, validate
+from marshmallow import INCLUDE, RAISE, Schema, fields, validate
 
 GAMES = ["king-of-danger", "castle-danger", "king-of-the-castle", "kings-keys"]
 
@@ -83,11 +83,15 @@ class View(Schema):
 class Legal(Schema):
     seat = fields.Integer()
     version = fields.Integer()
-    moves = fields.List(fields.Dict())
+    moves = fields.List(fields.Dict(metadata={"oneOf": [{"$ref": "#/components/schemas/Move"}]}),
+                        metadata={"description": "every move allowed now, as POST .../moves takes it"})
+    text = fields.List(fields.String(), metadata={
+        "description": "the same moves in the game's text notation, in the same order"})
 
 
 class MoveRequest(Strict):
-    move = fields.Dict(metadata={"description": "one move"})
+    move = fields.Dict(metadata={"description": "one move (its shape is the game's: see Move)",
+                                 "oneOf": [{"$ref": "#/components/schemas/Move"}]})
     moves = fields.List(fields.Dict(), validate=validate.Length(min=1, max=64),
                         metadata={"description": "several, all or nothing (at most 64)"})
     text = fields.String(metadata={"description": "moves in the game's notation, ; or new lines between"})
@@ -143,13 +147,23 @@ class AuditReport(Schema):
 
 
 class Problem(Schema):
+    """RFC 9457 problem details. Open: a refusal carries whatever helps (``rule``,
+    ``field``, ``index``, ``current_version``, ``limit``, ``accepted``...)."""
+
+    class Meta:
+        unknown = INCLUDE
+
     type = fields.String()
     title = fields.String()
     status = fields.Integer()
     detail = fields.String()
     code = fields.String(metadata={"description": "malformed, unauthenticated, not-your-seat, not-your-turn, "
-                                                  "no-such-game, version-conflict, game-over, settling, "
-                                                  "illegal-move, ..."})
-    rule = fields.String(metadata={"description": "for illegal-move: the rule broken"})
+                                                  "forbidden, no-such-game, version-conflict, game-over, "
+                                                  "settling, too-large, unsupported-media-type, illegal-move, "
+                                                  "idempotency-key-reused, ..."})
+    rule = fields.String(metadata={"description": "for illegal-move: the rule broken (each game's docs list them)"})
     field = fields.String(metadata={"description": "for malformed: the field at fault"})
-    current_version = fields.Integer()
+    index = fields.Integer(metadata={"description": "in a batch: the move refused, from 0"})
+    current_version = fields.Integer(metadata={"description": "for version-conflict and settling"})
+    limit = fields.Integer(metadata={"description": "the limit exceeded"})
+    accepted = fields.List(fields.String(), metadata={"description": "for unsupported-media-type: the types taken"})

@@ -377,3 +377,17 @@ def test_audit_bodies_are_capped_at_16_mib_and_other_bodies_at_1(client, kod):
     assert r.status_code == 413 and r.json["code"] == "too-large"
     r = client.post("/v1/audit", data=kod.export(), content_type="application/json")
     assert r.status_code == 415 and "application/jsonl" in r.json["accepted"]
+
+
+@pytest.mark.parametrize(("game", "players"), [("king-of-danger", 3), ("castle-danger", 2),
+                                               ("king-of-the-castle", 3), ("kings-keys", 3)])
+def test_legal_gives_each_move_as_text_too(client, game, players):
+    from referee.games import engine as engine_by_name
+
+    g = Game(client, game, players, {"seed": "legal-text"})
+    seat = g.summary()["to_act"][0]
+    answer = g.get("/legal", seat).json
+    assert len(answer["text"]) == len(answer["moves"]) > 1
+    eng = engine_by_name(game)
+    for move, text in zip(answer["moves"], answer["text"], strict=True):
+        assert eng.parse(text) == [move]

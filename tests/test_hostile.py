@@ -192,3 +192,54 @@ def test_a_version_line_applies_the_moves_only_at_that_version(client, kod):
     r = inbound(client, mail(f"referee+{kod.id}@x.org", f"token: {kod.tokens[seat]}\n#{version}\n{text}",
                              msgid="<now@x>"))
     assert r.status_code == 201
+
+
+# ---- the store going away ------------------------------------------------------------------
+
+def test_while_redis_is_down_the_api_answers_503_and_recovers(tmp_path):
+    """A real redis-server, stopped and started again: every request in between is
+    a 503 problem+json with Retry-After (never a 500), /healthz says so, and once
+    Redis is back the game goes on by itself."""
+    from referee.api import create_app
+    from referee.config import Config, build_service
+    from tests.conftest import RedisServer
+
+    server = RedisServer(tmp_path)
+    try:
+        client = create_app(build_service(Config.load(server.url, "inline"))).test_client()
+        g = Game(client, "kings-keys", 3, {"seed": "outage"})
+        server.stop()
+        for r in (g.get(""), g.get("/view", 0), g.post(0, {"text": "resign"}),
+                  client.post("/v1/games", json={"game": "kings-keys", "players": ["a", "b", "c"]})):
+            assert r.status_code == 503, r.get_data()[:300]
+            assert r.mimetype == "application/problem+json" and r.json["code"] == "store-unavailable"
+            assert r.headers["Retry-After"] == "5"
+        r = client.get("/healthz")
+        assert r.status_code == 503 and r.json["status"] == "store unreachable"
+    finally:
+        server.stop()
+    restarted = RedisServer.__new__(RedisServer)
+    restarted.__dict__.update(server.__dict__)
+    restarted.proc = __import__("subprocess").Popen(
+        [server.proc.args[0], "--port", str(server.port), "--bind", "127.0.0.1", "--save", "",
+         "--appendonly", "no", "--dir", str(tmp_path), "--daemonize", "no"],
+        stdout=__import__("subprocess").DEVNULL, stderr=__import__("subprocess").DEVNULL)
+    try:
+        import time
+
+        import redis
+
+        deadline = time.time() + 20
+        while True:
+            try:
+                redis.Redis(port=server.port).ping()
+                break
+            except redis.ConnectionError:
+                assert time.time() < deadline
+                time.sleep(0.05)
+        assert client.get("/healthz").status_code == 200
+        # the store kept nothing on disk (a test server): a new game plays on
+        r = client.post("/v1/games", json={"game": "kings-keys", "players": ["a", "b", "c"]})
+        assert r.status_code == 201
+    finally:
+        restarted.stop()

@@ -5,17 +5,16 @@ from __future__ import annotations
 import os
 
 from flask import Flask
-from flask_smorest import Api
 
 import referee
 import schemas
 from referee import logs
-from referee.api import bodies, problems
+from referee.api import bodies, openapi, problems
 from referee.api.ops import ops
 from referee.api.routes import blp
 
 
-class ProblemApi(Api):
+class ProblemApi(openapi.ProblemApi):
     # Document refusals as they are answered: problem+json with a code.
     ERROR_SCHEMA = schemas.Problem
 
@@ -40,6 +39,7 @@ def create_app(service=None, config=None) -> Flask:
     api = ProblemApi(app)
     api.register_blueprint(blp)
     app.register_blueprint(ops)
+    openapi.document(api, app)
     problems.install(app)  # after Api: our problem+json handlers replace its JSON ones
     logs.install(app)  # one JSON line per request, and X-Request-ID on every answer
     bodies.install(app)  # media types (415) and size caps (413) per endpoint

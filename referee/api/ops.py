@@ -12,8 +12,15 @@ ops = Blueprint("ops", __name__)
 
 @ops.get("/healthz")
 def healthz():
-    ok = current_app.extensions["referee"].store.ping()
-    return ({"status": "ok" if ok else "store unreachable"}, 200 if ok else 503)
+    from referee.store import StoreUnavailable
+
+    try:
+        ok = current_app.extensions["referee"].store.ping()
+    except StoreUnavailable:
+        ok = False
+    if ok:
+        return {"status": "ok"}
+    return {"status": "store unreachable"}, 503, {"Retry-After": "5"}
 
 
 @ops.get("/metrics")

@@ -10,6 +10,7 @@ from werkzeug.exceptions import HTTPException
 
 from referee import metrics
 from referee.games.base import RefereeError
+from referee.store import StoreUnavailable
 
 log = logging.getLogger("referee.api")
 
@@ -21,7 +22,7 @@ TITLES = {
     "forbidden": "Forbidden", "idempotency-key-reused": "Idempotency key reused",
     "not-found": "Not found", "method-not-allowed": "Method not allowed",
     "too-large": "Request too large", "internal": "Internal error",
-    "unsupported-media-type": "Unsupported media type",
+    "unsupported-media-type": "Unsupported media type", "store-unavailable": "Store unavailable",
 }
 
 HTTP_CODES = {404: "not-found", 405: "method-not-allowed", 413: "too-large",
@@ -77,6 +78,18 @@ def install(app: Flask) -> None:
         if allow:  # RFC 9110: a 405 says which methods the resource has
             resp.headers["Allow"] = allow
         return resp
+
+    def store_down(err: Exception):
+        # The store (Redis) cannot be reached: nothing was recorded that was not
+        # acknowledged, and a retry later is the cure.
+        log.warning("store unavailable: %s", err)
+        resp = problem(503, "store-unavailable", "the referee's store cannot be reached; "
+                       "nothing was changed: try again in a few seconds")
+        resp.headers["Retry-After"] = "5"
+        return resp
+
+    for unavailable in StoreUnavailable:
+        app.register_error_handler(unavailable, store_down)
 
     @app.errorhandler(Exception)
     def unexpected(err: Exception):

@@ -11,12 +11,16 @@ from flask_smorest import Blueprint
 
 import schemas as s
 from referee import metrics
+from referee.api.openapi import refusals
 from referee.service import Caller, GameService, Unauthenticated
 
 blp = Blueprint("games", __name__, url_prefix="/v1",
                 description="Create games, submit moves, read views and logs, audit exports")
 
 AUTH = [{"bearer": []}]
+# Validation errors are answered 400 malformed (referee/api/problems.py), and so
+# documented; flask-smorest's default is 422, which means an illegal move here.
+blp.ARGUMENTS_PARSER.DEFAULT_VALIDATION_STATUS = 400
 
 
 def service() -> GameService:
@@ -53,6 +57,7 @@ def timed(endpoint: str):
 @blp.route("/games", methods=["POST"])
 @blp.arguments(s.CreateGame)
 @blp.response(201, s.GameCreated)
+@refusals(blp, 400, 413, 415)
 @timed("create")
 def create_game(args):
     """Create a game: seats with their tokens, the admin token, the seed commitment.
@@ -66,6 +71,7 @@ def create_game(args):
 
 @blp.route("/games/<game_id>", methods=["GET"])
 @blp.response(200, s.Summary)
+@refusals(blp, 404)
 @timed("summary")
 def summary(game_id):
     """The public summary: status, version, whose move, scores, result."""
@@ -76,6 +82,7 @@ def summary(game_id):
 @blp.arguments(s.ViewArgs, location="query")
 @blp.response(200, s.View)
 @blp.doc(security=AUTH)
+@refusals(blp, 400, 401, 404)
 @timed("view")
 def view(args, game_id):
     """The game as the caller may see it; `?at=N` for the position after event N."""
@@ -85,6 +92,7 @@ def view(args, game_id):
 @blp.route("/games/<game_id>/legal", methods=["GET"])
 @blp.response(200, s.Legal)
 @blp.doc(security=AUTH)
+@refusals(blp, 401, 403, 404)
 @timed("legal")
 def legal(game_id):
     """Every move the caller's seat may submit now, in the form POST .../moves takes."""
@@ -98,6 +106,7 @@ def legal(game_id):
                                      "schema": {"type": "string"},
                                      "description": "a retry with the same key gets the first answer "
                                                     "and appends nothing"}])
+@refusals(blp, 400, 401, 403, 404, 409, 413, 415, 422)
 @timed("moves")
 def moves(args, game_id):
     """Submit a move, several (all or nothing) or text in the game's notation."""
@@ -109,6 +118,7 @@ def moves(args, game_id):
 @blp.arguments(s.EventsArgs, location="query")
 @blp.response(200, s.Events)
 @blp.doc(security=AUTH)
+@refusals(blp, 400, 401, 404)
 @timed("events")
 def events(args, game_id):
     """The log as the caller may see it, from `after` (exclusive), at most `limit` events."""
@@ -118,6 +128,7 @@ def events(args, game_id):
 @blp.route("/games/<game_id>/export", methods=["GET"])
 @blp.doc(security=AUTH, responses={"200": {"description": "the whole log, JSON Lines",
                                            "content": {"application/jsonl": {"schema": {"type": "string"}}}}})
+@refusals(blp, 401, 403, 404)
 @timed("export")
 def export(game_id):
     """The whole log, nothing hidden: for the admin token, and anyone once the game is over."""
@@ -130,6 +141,7 @@ def export(game_id):
 @blp.arguments(s.AbortRequest)
 @blp.response(201, s.MoveResult)
 @blp.doc(security=AUTH)
+@refusals(blp, 400, 401, 403, 404, 409, 413, 415)
 @timed("abort")
 def abort(args, game_id):
     """End a game with no winner (admin token only)."""
@@ -140,6 +152,7 @@ def abort(args, game_id):
 @blp.response(200, s.AuditReport)
 @blp.doc(requestBody={"required": True, "description": "an exported log",
                       "content": {"application/jsonl": {"schema": {"type": "string"}}}})
+@refusals(blp, 413, 415, store=False)
 @timed("audit")
 def audit(*_):
     """Verify an exported log: chain, every move, every referee event, the seed."""
@@ -151,6 +164,7 @@ def audit(*_):
 @blp.response(201, s.MoveResult)
 @blp.doc(requestBody={"required": True, "description": "a raw RFC 822 message",
                       "content": {"message/rfc822": {"schema": {"type": "string"}}}})
+@refusals(blp, 400, 401, 403, 404, 409, 413, 415, 422)
 @timed("inbound-email")
 def inbound_email(*_):
     """Moves sent by e-mail, applied as the seat whose token the message carries.

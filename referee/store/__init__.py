@@ -14,6 +14,20 @@ from dataclasses import dataclass, field
 from referee.events import Event
 
 
+def _unavailable() -> tuple[type[BaseException], ...]:
+    """The errors that mean "the store cannot be reached right now" (answered 503),
+    as opposed to a bug. Redis' connection and timeout errors; SQLite is a file."""
+    try:
+        import redis
+
+        return (redis.ConnectionError, redis.TimeoutError)
+    except ImportError:  # pragma: no cover - redis is a dependency
+        return ()
+
+
+StoreUnavailable = _unavailable()
+
+
 class Conflict(Exception):
     """Another writer appended first; ``current`` is the log's length now."""
 

@@ -1,0 +1,160 @@
+"""The API's own description is true: every refusal a client can cause on an
+operation is documented there as problem+json, every component is used, and the
+move schemas and their examples are each game's real moves."""
+
+from __future__ import annotations
+
+import json
+
+import jsonschema
+import pytest
+
+from referee.autoplay import random_game
+from referee.games import engine as engine_by_name
+from tests.helpers import Game
+
+GAME_SCHEMA = {"king-of-danger": "KingOfDangerMove", "castle-danger": "CastleDangerMove",
+               "king-of-the-castle": "KingOfTheCastleMove", "kings-keys": "KingsKeysMove"}
+
+
+@pytest.fixture(scope="module")
+def spec(tmp_path_factory):
+    from referee.api import create_app
+    from referee.service import GameService
+    from referee.store.sqlite import SqliteStore
+
+    store = SqliteStore(str(tmp_path_factory.mktemp("spec") / "spec.db"))
+    return create_app(GameService(store)).test_client().get("/openapi.json").json
+
+
+def refs(node) -> set[str]:
+    found = set()
+    if isinstance(node, dict):
+        for k, v in node.items():
+            if k == "$ref" and isinstance(v, str):
+                found.add(v)
+            else:
+                found |= refs(v)
+    elif isinstance(node, list):
+        for v in node:
+            found |= refs(v)
+    return found
+
+
+def resolved(spec, schema: dict) -> dict:
+    """A schema with its component references resolvable by jsonschema."""
+    return {**schema, "components": spec["components"]}
+
+
+def test_every_component_is_used(spec):
+    used = refs(spec["paths"])
+    # follow references inside components until nothing new turns up
+    while True:
+        more = set()
+        for ref in used:
+            _, _, kind, name = ref.split("/")
+            more |= refs(spec["components"][kind][name])
+        if more <= used:
+            break
+        used |= more
+    for kind in ("schemas", "responses"):
+        for name in spec["components"].get(kind, {}):
+            assert f"#/components/{kind}/{name}" in used, f"{kind}/{name} is never used"
+
+
+def test_every_refusal_is_problem_json_with_an_open_schema(spec):
+    problem = spec["components"]["schemas"]["Problem"]
+    assert problem.get("additionalProperties", True) is not False
+    for name, response in spec["components"]["responses"].items():
+        assert list(response["content"]) == ["application/problem+json"], name
+    for path, ops in spec["paths"].items():
+        for method, op in ops.items():
+            if method == "parameters":
+                continue
+            for status, response in op["responses"].items():
+                if status.startswith(("4", "5")):
+                    assert response.get("$ref", "").startswith("#/components/responses/"), (path, method, status)
+    assert {"/healthz", "/metrics", "/openapi.json", "/docs"} <= set(spec["paths"])
+
+
+def documented(spec, method: str, path: str) -> set[int]:
+    return {int(s) for s in spec["paths"][path][method]["responses"]}
+
+
+def test_the_refusals_a_client_can_cause_are_documented(client, spec):
+    """Provoke each refusal for real, then look it up in the document."""
+    g = Game(client, "king-of-danger", 2, {"seed": "spec"})
+    seat = g.summary()["to_act"][0]
+    base = "/v1/games/{game_id}"
+    seen: dict[tuple[str, str], set[int]] = {}
+
+    def hit(method, path, status, r):
+        assert r.status_code == status, (method, path, r.status_code, r.get_data()[:200])
+        assert r.mimetype == "application/problem+json"
+        seen.setdefault((method, path), set()).add(status)
+
+    bad = {"Authorization": "Bearer nope"}
+    hit("post", "/v1/games", 400, client.post("/v1/games", json={"game": "chess", "players": ["a"]}))
+    hit("post", "/v1/games", 415, client.post("/v1/games", data="x", content_type="text/plain"))
+    hit("post", "/v1/games", 413, client.post("/v1/games", data=b"[" + b" " * (2 << 20) + b"]",
+                                                content_type="application/json"))
+    hit("get", base, 404, client.get("/v1/games/nope"))
+    hit("get", base + "/view", 400, g.get("/view", at=0))
+    hit("get", base + "/view", 401, client.get(f"/v1/games/{g.id}/view", headers=bad))
+    hit("get", base + "/view", 404, client.get("/v1/games/nope/view"))
+    hit("get", base + "/legal", 401, g.get("/legal"))
+    hit("get", base + "/legal", 403, g.get("/legal", "admin"))
+    hit("get", base + "/legal", 404, client.get("/v1/games/nope/legal"))
+    hit("post", base + "/moves", 400, g.post(seat, {"text": "fly"}))
+    hit("post", base + "/moves", 401, g.post(None, {"text": "W1"}))
+    hit("post", base + "/moves", 403, g.post(1 - seat, {"text": "W1"}))
+    hit("post", base + "/moves", 404, client.post("/v1/games/nope/moves", json={"text": "W1"}))
+    hit("post", base + "/moves", 409, g.post(seat, {"text": "W1", "expected_version": 1}))
+    hit("post", base + "/moves", 415, client.post(f"/v1/games/{g.id}/moves", data="x", content_type="text/plain"))
+    hit("post", base + "/moves", 422, g.post(seat, {"move": {"type": "play", "card": "KD"}}) if
+        {"type": "play", "card": "KD"} not in g.legal(seat) else g.post(seat, {"move": {"type": "play", "card": "W1"}}))
+    hit("get", base + "/events", 400, g.get("/events", after=-1))
+    hit("get", base + "/events", 401, client.get(f"/v1/games/{g.id}/events", headers=bad))
+    hit("get", base + "/export", 403, g.get("/export", 0))
+    hit("get", base + "/export", 401, client.get(f"/v1/games/{g.id}/export", headers=bad))
+    hit("post", base + "/abort", 403, client.post(f"/v1/games/{g.id}/abort", json={}, headers=g.auth(0)))
+    hit("post", base + "/abort", 400, client.post(f"/v1/games/{g.id}/abort", json={"reason": 5}, headers=g.auth("admin")))
+    hit("post", "/v1/audit", 415, client.post("/v1/audit", data="x", content_type="application/json"))
+    for (method, path), statuses in seen.items():
+        assert statuses <= documented(spec, method, path), (method, path, statuses - documented(spec, method, path))
+
+
+@pytest.mark.parametrize("game", sorted(GAME_SCHEMA))
+def test_move_examples_are_real_moves(spec, game):
+    schema = resolved(spec, spec["components"]["schemas"][GAME_SCHEMA[game]])
+    engine = engine_by_name(game)
+    for shape in spec["components"]["schemas"][GAME_SCHEMA[game]]["oneOf"]:
+        example = shape["example"]
+        jsonschema.validate(example, schema)
+        assert engine.normalize(dict(example)) == example if example["type"] != "resign" else True
+        assert engine.parse(engine.format(example)) == [example]
+
+
+CONFIGS = [("king-of-danger", 3, {}), ("castle-danger", 2, {"variant": "hidden-danger", "turn_limit": 8}),
+           ("king-of-the-castle", 3, {"squires": "choose"}), ("kings-keys", 4, {"wild_cards": True})]
+
+
+@pytest.mark.parametrize(("game", "players", "options"), CONFIGS, ids=[c[0] for c in CONFIGS])
+def test_every_legal_move_fits_the_games_move_schema(spec, game, players, options):
+    validators = [jsonschema.Draft4Validator(resolved(spec, spec["components"]["schemas"][name]))
+                  for name in (GAME_SCHEMA[game], "Move")]
+    checked, per_type = set(), {}
+
+    def on_step(table, _log):
+        for seat in table.to_act():
+            for move in table.engine.legal(table.state, seat):
+                key = json.dumps(move, sort_keys=True)
+                if key in checked or per_type.get(move["type"], 0) >= 200:
+                    continue  # a sample of each type is enough (King of the Castle lists 2,600 choices)
+                checked.add(key)
+                per_type[move["type"]] = per_type.get(move["type"], 0) + 1
+                for validator in validators:
+                    validator.validate(move)
+
+    random_game(game, players, options, seed=f"schema-{game}", on_step=on_step)
+    assert checked
