@@ -164,14 +164,16 @@ def cmd_games(args) -> int:
     from referee.config import build_service
 
     service = build_service(_config(args))
-    rows = service.games(args.status)
-    if not rows:
+    page = service.list_games(args.status, args.limit, args.after)
+    if not page["games"]:
         print("no games", file=sys.stderr)
         return 0
     print(f"{'ID':<12}  {'GAME':<20} {'STATUS':<9} {'VERSION':<7} {'CREATED':<27} PLAYERS")
-    for r in rows:
-        players = ", ".join(service.record(r["id"]).players)
+    for r in page["games"]:
+        players = ", ".join(r["players"])
         print(f"{r['id']:<12}  {r['game']:<20} {r['status']:<9} {r['version']:<7} {r['created_at']:<27} {players}")
+    if page["next"]:
+        print(f"more: referee games --after {page['next']}", file=sys.stderr)
     return 0
 
 
@@ -218,6 +220,8 @@ def parser() -> argparse.ArgumentParser:
     sp = sub.add_parser("games", help="list the games in the store")
     store_opts(sp)
     sp.add_argument("--status", choices=["active", "settling", "finished", "aborted"])
+    sp.add_argument("--limit", type=int, default=100, help="at most this many games (1-1000, default 100)")
+    sp.add_argument("--after", help="the id the previous page ended with (newest first)")
     sp.set_defaults(fn=cmd_games)
     return p
 

@@ -309,6 +309,15 @@ class GameService:
     def games(self, status: str | None = None) -> list[dict]:
         return self.store.games(status)
 
+    def list_games(self, status: str | None = None, limit: int = 100, after: str | None = None) -> dict:
+        """One page of games, newest first; ``next`` is the cursor of the following one."""
+        if status is not None and status not in ("active", "settling", "finished", "aborted"):
+            raise MalformedMove("status must be active, settling, finished or aborted", field="status")
+        if not isinstance(limit, int) or isinstance(limit, bool) or not 1 <= limit <= 1000:
+            raise MalformedMove("limit must be from 1 to 1000", field="limit")
+        rows, nxt = self.store.page(status, limit, after)
+        return {"games": rows, "next": nxt}
+
     @staticmethod
     def _need_seat(caller: Caller, why: str) -> None:
         if caller.viewer is None:
@@ -474,7 +483,7 @@ class GameService:
     def sweep(self) -> int:
         """Enqueue the step of every game left settling (run when a worker starts)."""
         n = 0
-        for row in self.store.games(status="settling", limit=100000):
+        for row in self.store.games(status="settling"):  # the settling index, page by page
             self.queue.enqueue_settle(row["id"], row["version"], force=True)
             n += 1
         return n

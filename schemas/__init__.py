@@ -121,6 +121,30 @@ class EventsArgs(Strict):
     limit = fields.Integer(load_default=100, validate=validate.Range(min=1, max=1000))
 
 
+class GamesArgs(Strict):
+    status = fields.String(validate=validate.OneOf(["active", "settling", "finished", "aborted"]),
+                           metadata={"description": "only games with this status"})
+    limit = fields.Integer(load_default=100, validate=validate.Range(min=1, max=1000),
+                           metadata={"description": "at most this many games (1-1000, default 100)"})
+    after = fields.String(validate=validate.Length(min=1, max=100),
+                          metadata={"description": "the cursor: the `next` of the page before"})
+
+
+class GameRow(Schema):
+    id = fields.String()
+    game = fields.String()
+    created_at = fields.String()
+    status = fields.String()
+    version = fields.Integer()
+    players = fields.List(fields.String())
+
+
+class Games(Schema):
+    games = fields.List(fields.Nested(GameRow), metadata={"description": "newest first"})
+    next = fields.String(allow_none=True, metadata={
+        "description": "pass as `after` for the next page; null on the last page"})
+
+
 class Events(Schema):
     version = fields.Integer()
     events = fields.List(fields.Nested(EventOut))

@@ -69,6 +69,19 @@ def create_game(args):
     return created
 
 
+@blp.route("/games", methods=["GET"])
+@blp.arguments(s.GamesArgs, location="query")
+@blp.response(200, s.Games)
+@timed("games")
+def list_games(args):
+    """Games, newest first, a page at a time: `?status=S&limit=M&after=CURSOR`.
+
+    Pass the answer's `next` as `after` for the following page (null on the last).
+    Games created meanwhile come before the cursor, so paging never skips or
+    repeats a game; an unknown cursor gives an empty page."""
+    return service().list_games(args.get("status"), args["limit"], args.get("after"))
+
+
 @blp.route("/games/<game_id>", methods=["GET"])
 @blp.response(200, s.Summary)
 @refusals(blp, 404)

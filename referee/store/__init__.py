@@ -109,7 +109,26 @@ class Store:
     def snapshot(self, game_id: str) -> Snapshot | None:
         return None
 
-    def games(self, status: str | None = None, limit: int = 1000) -> list[dict]: ...
+    def page(self, status: str | None = None, limit: int = 100,
+             after: str | None = None) -> tuple[list[dict], str | None]:
+        """One page of the listing, newest game first (by creation time, then id),
+        read from an index: the games after the game ``after`` (a cursor: the last id
+        of the page before), at most ``limit``, and the cursor of the next page (None
+        on the last). Games created while a client pages come before its cursor, so
+        they never shift or repeat a later page. Each row is
+        ``{id, game, created_at, status, version, players}``."""
+        ...
+
+    def games(self, status: str | None = None, limit: int | None = None) -> list[dict]:
+        """Every game (or the first ``limit``), page by page."""
+        out: list[dict] = []
+        after = None
+        while limit is None or len(out) < limit:
+            rows, after = self.page(status, 500 if limit is None else min(500, limit - len(out)), after)
+            out += rows
+            if after is None:
+                break
+        return out
 
     def ping(self) -> bool: ...
 

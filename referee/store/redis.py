@@ -18,11 +18,35 @@ import redis
 from referee.events import Event
 from referee.store import Conflict, DuplicateRequest, GameRecord, Snapshot, Store
 
-INDEX = "referee:games"  # every game id, scored by creation time (not sharded by game)
+OLD_INDEX = "referee:games"  # before 0.2.0: every game id, scored by creation time
+# The listing: sorted sets, every member scored 0 so they sort by their text
+# "CREATED_AT|ID" (ISO times sort as text), one for all games and one per status,
+# all in one hash slot so one script moves a game between them atomically. They are
+# written beside the game's own atomic write (a Redis Cluster keeps each game in its
+# own slot), each move tagged with the game's version so that writers finishing out
+# of order never put a game back where it was; a crash in between leaves a stale
+# entry, which the listing notices (it reads each game's own status) and repairs.
+LIST = "{referee:list}:"
+STATUSES = ("active", "settling", "finished", "aborted")
+LIST_KEYS = [LIST + "all", LIST + "version"] + [LIST + s for s in STATUSES]
+
+MOVE = """
+local v = redis.call('HGET', KEYS[2], ARGV[2])
+if v and tonumber(v) >= tonumber(ARGV[3]) then return 0 end
+redis.call('HSET', KEYS[2], ARGV[2], ARGV[3])
+redis.call('ZADD', KEYS[1], 0, ARGV[1])
+for i = 3, #KEYS do
+  if KEYS[i] == KEYS[1]:sub(1, -4) .. ARGV[4] then redis.call('ZADD', KEYS[i], 0, ARGV[1])
+  else redis.call('ZREM', KEYS[i], ARGV[1]) end
+end
+return 1
+"""
 
 APPEND = """
 local n = redis.call('LLEN', KEYS[1])
 if n ~= tonumber(ARGV[1]) then return {0, n} end
+local was = redis.call('HGET', KEYS[2], 'status')
+local created = redis.call('HGET', KEYS[2], 'created_at')
 if ARGV[3] ~= '' then
   local got = redis.call('GET', KEYS[3])
   if got then return {2, got} end
@@ -32,7 +56,7 @@ local v = n + #ARGV - 6
 redis.call('HSET', KEYS[2], 'status', ARGV[2], 'version', v)
 if ARGV[3] ~= '' then redis.call('SET', KEYS[3], ARGV[3]) end
 if ARGV[4] ~= '' then redis.call('HSET', KEYS[4], 'seq', ARGV[4], 'code', ARGV[5], 'blob', ARGV[6]) end
-return {1, v}
+return {1, v, was, created}
 """
 
 
@@ -47,6 +71,22 @@ class RedisStore(Store):
         self.url = url
         self.r = redis.Redis.from_url(url)
         self._append = self.r.register_script(APPEND)
+        self._move = self.r.register_script(MOVE)
+        self._index_old_games()
+
+    def _index_old_games(self) -> None:
+        """Games stored before the listing had its sets get into them, once."""
+        if not self.r.exists(OLD_INDEX) or not self.r.set(LIST + "migrated", 1, nx=True):
+            return
+        for gid in self.r.zrange(OLD_INDEX, 0, -1):
+            gid = gid.decode()
+            if self.r.exists(_k(gid, "meta")):
+                created, status, version = self.r.hmget(_k(gid, "meta"), "created_at", "status", "version")
+                self._list(gid, created.decode(), status.decode(), int(version))
+
+    def _list(self, game_id: str, created_at: str, status: str, version: int) -> None:
+        """Put the game in the listing under ``status`` as of ``version``."""
+        self._move(keys=LIST_KEYS, args=[f"{created_at}|{game_id}", game_id, version, status])
 
     def create(self, record: GameRecord, first: Event) -> None:
         pipe = self.r.pipeline(transaction=True)
@@ -55,9 +95,9 @@ class RedisStore(Store):
             "game": record.game, "created_at": record.created_at})
         pipe.rpush(_k(record.id, "log"), first.to_json())
         pipe.execute()
-        # The index lives outside the game's hash slot, so it is a second write: a
+        # The listing lives outside the game's hash slot, so it is a second write: a
         # crash between the two leaves a game that is reachable but not listed.
-        self.r.zadd(INDEX, {record.id: _ts(record.created_at)})
+        self._list(record.id, record.created_at, record.status, first.seq)
 
     def record(self, game_id: str) -> GameRecord | None:
         got = self.r.hmget(_k(game_id, "meta"), "record", "status", "version")
@@ -88,6 +128,8 @@ class RedisStore(Store):
             raise Conflict(int(value))
         if code == 2:
             raise DuplicateRequest(json.loads(value))
+        if (outcome[2] or b"").decode() != status and outcome[3]:
+            self._list(game_id, outcome[3].decode(), status, int(value))
 
     def answer(self, game_id: str, key: str) -> dict | None:
         got = self.r.get(_k(game_id, "answer:" + key))
@@ -99,20 +141,34 @@ class RedisStore(Store):
             return None
         return Snapshot(int(seq), code.decode(), blob)
 
-    def games(self, status=None, limit=1000):
-        ids = [i.decode() for i in self.r.zrevrange(INDEX, 0, -1)]
+    def page(self, status=None, limit=100, after=None):
+        key = LIST + (status or "all")
+        top = "+"
+        if after is not None:
+            created = self.r.hget(_k(after, "meta"), "created_at")
+            if created is None:
+                return [], None
+            top = f"({created.decode()}|{after}"
+        members = [m.decode() for m in self.r.zrevrangebylex(key, top, "-", start=0, num=limit + 1)]
+        more = len(members) > limit
+        members = members[:limit]
+        pipe = self.r.pipeline(transaction=False)
+        for m in members:
+            pipe.hmget(_k(m.rpartition("|")[2], "meta"), "game", "created_at", "status", "version", "record")
         out = []
-        for gid in ids:
-            meta = self.r.hmget(_k(gid, "meta"), "game", "created_at", "status", "version")
+        for m, meta in zip(members, pipe.execute(), strict=True):
+            gid = m.rpartition("|")[2]
             if meta[0] is None:
                 continue
             row = {"id": gid, "game": meta[0].decode(), "created_at": meta[1].decode(),
-                   "status": meta[2].decode(), "version": int(meta[3])}
-            if status is None or row["status"] == status:
-                out.append(row)
-            if len(out) >= limit:
-                break
-        return out
+                   "status": meta[2].decode(), "version": int(meta[3]),
+                   "players": json.loads(meta[4])["players"]}
+            if status is not None and row["status"] != status:
+                # Left behind by a crash between the game's write and the listing's.
+                self._list(gid, row["created_at"], row["status"], row["version"])
+                continue
+            out.append(row)
+        return out, (members[-1].rpartition("|")[2] if more else None)
 
     def ping(self) -> bool:
         return bool(self.r.ping())
@@ -120,8 +176,3 @@ class RedisStore(Store):
     def close(self) -> None:
         self.r.close()
 
-
-def _ts(at: str) -> float:
-    from datetime import datetime
-
-    return datetime.strptime(at, "%Y-%m-%dT%H:%M:%S.%fZ").timestamp()

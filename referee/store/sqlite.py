@@ -26,7 +26,10 @@ CREATE TABLE IF NOT EXISTS events (
 CREATE TABLE IF NOT EXISTS answers (
     game_id TEXT NOT NULL, key TEXT NOT NULL, answer TEXT NOT NULL,
     PRIMARY KEY (game_id, key)) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS games_status ON games (status);
+-- The listing pages by cursor over these, newest first (never a full scan).
+CREATE INDEX IF NOT EXISTS games_listing ON games (status, created_at, id);
+CREATE INDEX IF NOT EXISTS games_created ON games (created_at, id);
+DROP INDEX IF EXISTS games_status;
 """
 
 
@@ -116,15 +119,25 @@ class SqliteStore(Store):
                                     (game_id, key)).fetchall()
         return json.loads(rows[0][0]) if rows else None
 
-    def games(self, status=None, limit=1000):
-        sql = "SELECT id, game, created_at, status, version FROM games"
-        args: tuple = ()
+    def page(self, status=None, limit=100, after=None):
+        where, args = [], []
         if status:
-            sql += " WHERE status = ?"
-            args = (status,)
-        sql += " ORDER BY created_at DESC LIMIT ?"
-        rows = self._conn().execute(sql, args + (limit,)).fetchall()
-        return [dict(zip(("id", "game", "created_at", "status", "version"), r, strict=True)) for r in rows]
+            where.append("status = ?")
+            args.append(status)
+        if after is not None:
+            got = self._conn().execute("SELECT created_at FROM games WHERE id = ?", (after,)).fetchall()
+            if not got:
+                return [], None
+            where.append("(created_at, id) < (?, ?)")
+            args += [got[0][0], after]
+        sql = "SELECT id, game, created_at, status, version, record FROM games"
+        if where:
+            sql += " WHERE " + " AND ".join(where)
+        sql += " ORDER BY created_at DESC, id DESC LIMIT ?"
+        rows = self._conn().execute(sql, (*args, limit + 1)).fetchall()
+        out = [{"id": r[0], "game": r[1], "created_at": r[2], "status": r[3], "version": r[4],
+                "players": json.loads(r[5])["players"]} for r in rows[:limit]]
+        return out, (out[-1]["id"] if len(rows) > limit else None)
 
     def ping(self) -> bool:
         self._conn().execute("SELECT 1").fetchall()
