@@ -243,3 +243,54 @@ def test_while_redis_is_down_the_api_answers_503_and_recovers(tmp_path):
         assert r.status_code == 201
     finally:
         restarted.stop()
+
+
+# ---- rate limits ------------------------------------------------------------------------------
+
+@pytest.fixture
+def limited(monkeypatch, service):
+    from referee.api import create_app
+
+    monkeypatch.setenv("REFEREE_MOVE_RATE", "3/minute")
+    monkeypatch.setenv("REFEREE_AUDIT_RATE", "2/minute")
+    monkeypatch.setenv("REFEREE_AUTH_FAIL_RATE", "2/minute")
+    return create_app(service).test_client()
+
+
+def test_moves_are_limited_per_token(limited):
+    g = Game(limited, "castle-danger", 2, {"seed": "limits"})
+    seat = g.summary()["to_act"][0]
+    for text in ("c1-b1", "b1-a1", "a1-a2"):
+        assert g.post(seat, {"text": text}).status_code == 201
+    before = g.export()
+    r = g.post(seat, {"text": "a2-a3"})
+    assert r.status_code == 429 and r.mimetype == "application/problem+json"
+    assert r.json["code"] == "too-many-requests" and 0 < int(r.headers["Retry-After"]) <= 60
+    assert g.export() == before
+    # another token has a counter of its own
+    assert g.post(1 - seat, {"text": "resign"}).status_code in (201, 403)
+
+
+def test_audits_are_limited_per_client(limited):
+    g = Game(limited, "kings-keys", 3, {"seed": "limits2"})
+    export = g.export()
+    for _ in range(2):
+        assert limited.post("/v1/audit", data=export, content_type="application/jsonl").status_code == 200
+    r = limited.post("/v1/audit", data=export, content_type="application/jsonl")
+    assert r.status_code == 429 and "Retry-After" in r.headers
+    other = limited.post("/v1/audit", data=export, content_type="application/jsonl",
+                         environ_base={"REMOTE_ADDR": "192.0.2.7"})
+    assert other.status_code == 200
+
+
+def test_failed_token_checks_are_limited_per_client(limited):
+    g = Game(limited, "kings-keys", 3, {"seed": "limits3"})
+    bad = {"Authorization": "Bearer guess"}
+    for _ in range(2):
+        assert limited.get(f"/v1/games/{g.id}/view", headers=bad).status_code == 401
+    r = limited.get(f"/v1/games/{g.id}/view", headers=bad)
+    assert r.status_code == 429 and r.json["code"] == "too-many-requests"
+    # good requests from that address wait too; liveness never does
+    assert limited.get(f"/v1/games/{g.id}").status_code == 429
+    assert limited.get("/healthz").status_code == 200
+    assert limited.get("/openapi.json").status_code == 200

@@ -24,9 +24,10 @@ REFUSALS = (400, 401, 403, 404, 405, 409, 413, 415, 422, 429, 503)
 
 
 def refusals(blp, *codes: int, store: bool = True):
-    """Document the problem+json refusals an operation can give; with ``store``
-    (the default) also 503, answered while the store cannot be reached."""
-    codes = codes + ((503,) if store and 503 not in codes else ())
+    """Document the problem+json refusals an operation can give; also 429 (every
+    API operation is rate-limited: referee/api/limits.py) and, with ``store`` (the
+    default), 503, answered while the store cannot be reached."""
+    codes = tuple(sorted(set(codes) | {429} | ({503} if store else set())))
 
     def wrap(fn):
         for code in codes:

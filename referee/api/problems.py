@@ -23,10 +23,11 @@ TITLES = {
     "not-found": "Not found", "method-not-allowed": "Method not allowed",
     "too-large": "Request too large", "internal": "Internal error",
     "unsupported-media-type": "Unsupported media type", "store-unavailable": "Store unavailable",
+    "too-many-requests": "Too many requests",
 }
 
 HTTP_CODES = {404: "not-found", 405: "method-not-allowed", 413: "too-large",
-              415: "unsupported-media-type", 401: "unauthenticated"}
+              415: "unsupported-media-type", 401: "unauthenticated", 429: "too-many-requests"}
 
 
 def problem(status: int, code: str, detail: str, **extra):
@@ -77,6 +78,9 @@ def install(app: Flask) -> None:
         allow = dict(err.get_headers()).get("Allow")
         if allow:  # RFC 9110: a 405 says which methods the resource has
             resp.headers["Allow"] = allow
+        limit = getattr(err, "limit", None)  # flask-limiter's RateLimitExceeded
+        if err.code == 429:
+            resp.headers["Retry-After"] = str(limit.limit.get_expiry() if limit is not None else 60)
         return resp
 
     def store_down(err: Exception):

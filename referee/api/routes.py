@@ -95,7 +95,7 @@ def summary(game_id):
 @blp.arguments(s.ViewArgs, location="query")
 @blp.response(200, s.View)
 @blp.doc(security=AUTH)
-@refusals(blp, 400, 401, 404)
+@refusals(blp, 400, 401, 404, 429)
 @timed("view")
 def view(args, game_id):
     """The game as the caller may see it; `?at=N` for the position after event N."""
@@ -105,7 +105,7 @@ def view(args, game_id):
 @blp.route("/games/<game_id>/legal", methods=["GET"])
 @blp.response(200, s.Legal)
 @blp.doc(security=AUTH)
-@refusals(blp, 401, 403, 404)
+@refusals(blp, 401, 403, 404, 429)
 @timed("legal")
 def legal(game_id):
     """Every move the caller's seat may submit now, in the form POST .../moves takes."""
@@ -119,7 +119,7 @@ def legal(game_id):
                                      "schema": {"type": "string"},
                                      "description": "a retry with the same key gets the first answer "
                                                     "and appends nothing"}])
-@refusals(blp, 400, 401, 403, 404, 409, 413, 415, 422)
+@refusals(blp, 400, 401, 403, 404, 409, 413, 415, 422, 429)
 @timed("moves")
 def moves(args, game_id):
     """Submit a move, several (all or nothing) or text in the game's notation."""
@@ -131,7 +131,7 @@ def moves(args, game_id):
 @blp.arguments(s.EventsArgs, location="query")
 @blp.response(200, s.Events)
 @blp.doc(security=AUTH)
-@refusals(blp, 400, 401, 404)
+@refusals(blp, 400, 401, 404, 429)
 @timed("events")
 def events(args, game_id):
     """The log as the caller may see it, from `after` (exclusive), at most `limit` events."""
@@ -141,7 +141,7 @@ def events(args, game_id):
 @blp.route("/games/<game_id>/export", methods=["GET"])
 @blp.doc(security=AUTH, responses={"200": {"description": "the whole log, JSON Lines",
                                            "content": {"application/jsonl": {"schema": {"type": "string"}}}}})
-@refusals(blp, 401, 403, 404)
+@refusals(blp, 401, 403, 404, 429)
 @timed("export")
 def export(game_id):
     """The whole log, nothing hidden: for the admin token, and anyone once the game is over."""
@@ -154,7 +154,7 @@ def export(game_id):
 @blp.arguments(s.AbortRequest)
 @blp.response(201, s.MoveResult)
 @blp.doc(security=AUTH)
-@refusals(blp, 400, 401, 403, 404, 409, 413, 415)
+@refusals(blp, 400, 401, 403, 404, 409, 413, 415, 429)
 @timed("abort")
 def abort(args, game_id):
     """End a game with no winner (admin token only)."""
@@ -165,7 +165,7 @@ def abort(args, game_id):
 @blp.response(200, s.AuditReport)
 @blp.doc(requestBody={"required": True, "description": "an exported log",
                       "content": {"application/jsonl": {"schema": {"type": "string"}}}})
-@refusals(blp, 413, 415, store=False)
+@refusals(blp, 413, 415, 429, store=False)
 @timed("audit")
 def audit(*_):
     """Verify an exported log: chain, every move, every referee event, the seed."""
@@ -177,7 +177,7 @@ def audit(*_):
 @blp.response(201, s.MoveResult)
 @blp.doc(requestBody={"required": True, "description": "a raw RFC 822 message",
                       "content": {"message/rfc822": {"schema": {"type": "string"}}}})
-@refusals(blp, 400, 401, 403, 404, 409, 413, 415, 422)
+@refusals(blp, 400, 401, 403, 404, 409, 413, 415, 422, 429)
 @timed("inbound-email")
 def inbound_email(*_):
     """Moves sent by e-mail, applied as the seat whose token the message carries.
