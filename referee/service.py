@@ -18,7 +18,7 @@ import pickle
 import secrets
 import threading
 from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import referee
 from referee import audit as auditmod
@@ -36,6 +36,10 @@ MAX_MOVES_PER_REQUEST = 64
 # Versions, event numbers and positions are counted in int32 here and in every
 # store; a larger number is a client's error, refused before any store sees it.
 MAX_VERSION = 2**31 - 1
+# A cached state is written beside the log whenever a write crosses a multiple of
+# this many events (and for every write while a game is short), so a process
+# that starts cold applies at most this many events on top of it.
+SNAPSHOT_EVERY = 16
 
 
 # ---- refusals the service itself makes (engines make the rest) ------------------------
@@ -70,6 +74,9 @@ class Caller:
 
     viewer: int | str | None
     token_hash: str = ""
+    # The game's record as read to check the token, so the same request need not
+    # read it again (never kept beyond the request).
+    record: GameRecord | None = field(default=None, compare=False, repr=False)
 
     @property
     def seat(self) -> int | None:
@@ -154,7 +161,7 @@ class GameService:
         """The caller a bearer token makes; no token is a spectator."""
         rec = self.record(game_id)
         if token is None:
-            return Caller(None)
+            return Caller(None, record=rec)
         presented = token_hash(token)
         found = None
         for stored, who in rec.tokens.items():  # every one compared, in constant time
@@ -162,7 +169,7 @@ class GameService:
                 found = who
         if found is None:
             raise Unauthenticated("the token is not one of this game's")
-        return Caller(found, presented)
+        return Caller(found, presented, rec)
 
     # ---- loading: cache, snapshot, log -------------------------------------------------
 
@@ -185,18 +192,20 @@ class GameService:
             else:
                 self.cache.pop(game_id, None)
 
-    def load(self, game_id: str) -> Table:
-        """The table after the log's last event. Call with the game's lock held."""
-        self.record(game_id)
+    def load(self, game_id: str, rec: GameRecord | None = None) -> Table:
+        """The table after the log's last event. Call with the game's lock held;
+        ``rec``: the game's record if the caller has just read it."""
+        if rec is None:
+            self.record(game_id)
         with self._cache_lock:
             table = self.cache.get(game_id)
         if table is None:
             table = self._from_snapshot(game_id)
         if table is None:
-            table = Table.replay(self.store.events(game_id))
+            table = Table.replay(self.store.events(game_id), owned=True)
         else:
-            for ev in self.store.events(game_id, after=table.seq):
-                table.apply(ev)
+            for ev in self.store.events(game_id, after=table.seq):  # fresh objects: owned
+                table.apply(ev, owned=True)
         self._remember(game_id, table)
         return table
 
@@ -214,8 +223,12 @@ class GameService:
             return None
         return table if table.seq == snap.seq else None
 
-    def _snapshot(self, table: Table) -> Snapshot | None:
+    def _snapshot(self, table: Table, since: int = 0) -> Snapshot | None:
+        """The cached state to write with an append taking the log from ``since``
+        to ``table.seq`` events, or None when the last one is recent enough."""
         if not self.store.keeps_snapshots:
+            return None
+        if since > SNAPSHOT_EVERY and since // SNAPSHOT_EVERY == table.seq // SNAPSHOT_EVERY:
             return None
         fields = {k: v for k, v in table.__dict__.items() if k != "engine"}
         fields["game"] = table.engine.name
@@ -256,7 +269,7 @@ class GameService:
                 if not isinstance(at, int) or isinstance(at, bool) or not 1 <= at <= table.seq:
                     raise MalformedMove(f"at must be an event number from 1 to {table.seq}", field="at")
                 if at < table.seq:
-                    table = Table.replay(self.store.events(game_id, limit=at))
+                    table = Table.replay(self.store.events(game_id, limit=at), owned=True)
             body = table.engine.view(table.state, caller.viewer)
             return {"id": game_id, "version": table.seq, "status": table.status,
                     "to_act": table.to_act(), "seat": caller.seat,
@@ -340,7 +353,7 @@ class GameService:
             key = f"{caller.token_hash}:{idempotency_key}"
             fingerprint = hashlib.sha256(canonical(body)).hexdigest()
             idem = (key, fingerprint)
-        rec = self.record(game_id)
+        rec = caller.record if caller.record is not None and caller.record.id == game_id else self.record(game_id)
         self._heal(rec)
         for _ in range(self.max_retries):
             with self._lock(game_id):
@@ -350,7 +363,7 @@ class GameService:
                     earlier = self.store.answer(game_id, idem[0])
                     if earlier is not None:
                         return self._replayed(earlier, idem[1])
-                table = self.load(game_id)
+                table = self.load(game_id, rec)
                 try:
                     if expected is not None and expected != table.seq:
                         raise VersionConflict(f"the game is at version {table.seq}, not {expected}",
@@ -376,7 +389,7 @@ class GameService:
                 try:
                     self.store.append(game_id, table.seq, events, status=fork.status,
                                       idem=(idem[0], stored) if idem else None,
-                                      snapshot=self._snapshot(fork))
+                                      snapshot=self._snapshot(fork, table.seq))
                 except Conflict as lost:
                     # Another process appended first. With expected_version the client
                     # asked for exactly that version: tell it. Otherwise decide again.
@@ -448,7 +461,7 @@ class GameService:
             events, fork = table.propose_abort(reason, at=utcnow(), salt_key=self.record(game_id).salt_secret)
             try:
                 self.store.append(game_id, table.seq, events, status=fork.status,
-                                  snapshot=self._snapshot(fork))
+                                  snapshot=self._snapshot(fork, table.seq))
             except Conflict as lost:
                 self.forget(game_id)
                 raise VersionConflict("the game moved on; try again", current_version=lost.current) from None
@@ -472,7 +485,7 @@ class GameService:
                 events, fork = table.propose_step(rec.seed, at=utcnow(), salt_key=rec.salt_secret)
                 try:
                     self.store.append(game_id, table.seq, events, status=fork.status,
-                                      snapshot=self._snapshot(fork))
+                                      snapshot=self._snapshot(fork, table.seq))
                 except Conflict:
                     self.forget(game_id)
                     continue

@@ -41,11 +41,11 @@ def test_dropping_the_cache_changes_no_answer(service):
     assert before == after
 
 
-def test_redis_snapshot_is_used_by_a_new_process(redis_url, monkeypatch):
-    a = GameService(open_store(redis_url), InlineQueue())
+def test_snapshot_is_used_by_a_new_process(store_url, monkeypatch):
+    a = GameService(open_store(store_url), InlineQueue())
     gid = a.create("king-of-danger", ["x", "y"], {"seed": "c3"})["id"]
     play_some(a, gid, 6, random.Random(4))
-    b = GameService(open_store(redis_url), InlineQueue())
+    b = GameService(open_store(store_url), InlineQueue())
     reads = []
     real = b.store.events
 
@@ -58,16 +58,60 @@ def test_redis_snapshot_is_used_by_a_new_process(redis_url, monkeypatch):
     assert reads and all(r > 0 for r in reads), "the new process replayed the whole log"
 
 
-def test_a_damaged_or_foreign_snapshot_is_rebuilt_from_the_log(redis_url):
-    a = GameService(open_store(redis_url), InlineQueue())
+def _damage(store, gid, column, value):
+    if hasattr(store, "r"):
+        key = f"{{g:{gid}}}:snap"
+        if column is None:
+            store.r.delete(key)
+        else:
+            store.r.hset(key, column, value)
+    else:
+        conn = store._conn()
+        if column is None:
+            conn.execute("DELETE FROM snapshots WHERE game_id = ?", (gid,))
+        else:
+            conn.execute(f"UPDATE snapshots SET {column} = ? WHERE game_id = ?", (value, gid))
+
+
+def test_a_damaged_stale_or_foreign_snapshot_is_rebuilt_from_the_log(store_url):
+    a = GameService(open_store(store_url), InlineQueue())
     gid = a.create("king-of-danger", ["x", "y"], {"seed": "c4"})["id"]
     play_some(a, gid, 4, random.Random(5))
     want = a.view(gid, Caller(ADMIN))
-    r = a.store.r
-    key = f"{{g:{gid}}}:snap"
-    r.hset(key, "blob", b"not a pickle")
-    assert GameService(open_store(redis_url), InlineQueue()).view(gid, Caller(ADMIN)) == want
-    r.hset(key, "code", "0.0.0:king-of-danger:0")
-    assert GameService(open_store(redis_url), InlineQueue()).view(gid, Caller(ADMIN)) == want
-    r.delete(key)
-    assert GameService(open_store(redis_url), InlineQueue()).view(gid, Caller(ADMIN)) == want
+    assert a.store.snapshot(gid) is not None
+    _damage(a.store, gid, "blob", b"not a pickle")
+    assert GameService(open_store(store_url), InlineQueue()).view(gid, Caller(ADMIN)) == want
+    _damage(a.store, gid, "code", "0.0.0:king-of-danger:0")
+    assert GameService(open_store(store_url), InlineQueue()).view(gid, Caller(ADMIN)) == want
+    _damage(a.store, gid, None, None)
+    assert GameService(open_store(store_url), InlineQueue()).view(gid, Caller(ADMIN)) == want
+
+
+def test_a_snapshot_behind_the_log_is_caught_up_and_one_claiming_more_is_refused(store_url):
+    import pickle
+
+    a = GameService(open_store(store_url), InlineQueue())
+    gid = a.create("king-of-danger", ["x", "y"], {"seed": "c5"})["id"]
+    play_some(a, gid, 3, random.Random(6))
+    old = a.store.snapshot(gid)
+    play_some(a, gid, 4, random.Random(7))
+    want = a.view(gid, Caller(ADMIN))
+    # an older snapshot: the new process applies the events after it
+    _damage(a.store, gid, "blob", old.blob)
+    _damage(a.store, gid, "seq", old.seq)
+    assert GameService(open_store(store_url), InlineQueue()).view(gid, Caller(ADMIN)) == want
+    # a snapshot whose table disagrees with its own seq is never trusted
+    fields = pickle.loads(old.blob)
+    fields["seq"] += 1
+    _damage(a.store, gid, "blob", pickle.dumps(fields))
+    assert GameService(open_store(store_url), InlineQueue()).view(gid, Caller(ADMIN)) == want
+
+
+def test_a_long_game_writes_a_snapshot_every_few_events(store_url):
+    from referee.service import SNAPSHOT_EVERY
+
+    a = GameService(open_store(store_url), InlineQueue())
+    gid = a.create("castle-danger", ["x", "y"], {"seed": "c6"})["id"]
+    play_some(a, gid, 3 * SNAPSHOT_EVERY, random.Random(8))
+    version = a.summary(gid)["version"]
+    assert version - a.store.snapshot(gid).seq <= SNAPSHOT_EVERY + 30  # a batch may write several

@@ -164,3 +164,22 @@ def test_concurrent_submissions_through_two_services(store_url):
     assert [e["seq"] for e in events] == list(range(1, len(events) + 1))
     moves = [e for e in events if isinstance(e["actor"], int) and "move" in e["payload"]]
     assert len(moves) == outcomes.count("won")
+
+
+def test_a_group_commit_keeps_each_compare_and_set_apart(tmp_path):
+    """Appends committed together: the one that lost its compare-and-set writes
+    nothing and gets Conflict; the others land."""
+    from referee.store.sqlite import SqliteStore, _Append
+
+    store = SqliteStore(str(tmp_path / "g.db"))
+    f1, f2 = new_game(store, "g1"), new_game(store, "g2")
+    ok1 = _Append(("g1", 1, chain([Draft("x", {})], 0, 2, f1.hash), "active", ("k", {"a": 1}), None))
+    lost = _Append(("g1", 1, chain([Draft("y", {})], 0, 2, f1.hash), "finished", ("k2", {"a": 2}), None))
+    ok2 = _Append(("g2", 1, chain([Draft("z", {})], 0, 2, f2.hash), "active", None,
+                   Snapshot(2, "code", b"blob")))
+    store._commit([ok1, lost, ok2])
+    assert ok1.error is None and ok2.error is None and isinstance(lost.error, Conflict)
+    assert [e.type for e in store.events("g1")] == ["game-created", "x"]
+    assert store.record("g1").status == "active" and store.answer("g1", "k2") is None
+    assert [e.type for e in store.events("g2")] == ["game-created", "z"]
+    assert store.snapshot("g2") == Snapshot(2, "code", b"blob")

@@ -55,7 +55,7 @@ def timed(endpoint: str):
 
 
 @blp.route("/games", methods=["POST"])
-@blp.arguments(s.CreateGame)
+@blp.arguments(s.CreateGame())
 @blp.response(201, s.GameCreated)
 @refusals(blp, 400, 413, 415)
 @timed("create")
@@ -70,7 +70,7 @@ def create_game(args):
 
 
 @blp.route("/games", methods=["GET"])
-@blp.arguments(s.GamesArgs, location="query")
+@blp.arguments(s.GamesArgs(), location="query")
 @blp.response(200, s.Games)
 @timed("games")
 def list_games(args):
@@ -92,7 +92,7 @@ def summary(game_id):
 
 
 @blp.route("/games/<game_id>/view", methods=["GET"])
-@blp.arguments(s.ViewArgs, location="query")
+@blp.arguments(s.ViewArgs(), location="query")
 @blp.response(200, s.View)
 @blp.doc(security=AUTH)
 @refusals(blp, 400, 401, 404, 429)
@@ -113,7 +113,7 @@ def legal(game_id):
 
 
 @blp.route("/games/<game_id>/moves", methods=["POST"])
-@blp.arguments(s.MoveRequest)
+@blp.arguments(s.MoveRequest())
 @blp.response(201, s.MoveResult)
 @blp.doc(security=AUTH, parameters=[{"in": "header", "name": "Idempotency-Key", "required": False,
                                      "schema": {"type": "string"},
@@ -128,7 +128,7 @@ def moves(args, game_id):
 
 
 @blp.route("/games/<game_id>/events", methods=["GET"])
-@blp.arguments(s.EventsArgs, location="query")
+@blp.arguments(s.EventsArgs(), location="query")
 @blp.response(200, s.Events)
 @blp.doc(security=AUTH)
 @refusals(blp, 400, 401, 404, 429)
@@ -151,7 +151,7 @@ def export(game_id):
 
 
 @blp.route("/games/<game_id>/abort", methods=["POST"])
-@blp.arguments(s.AbortRequest)
+@blp.arguments(s.AbortRequest())
 @blp.response(201, s.MoveResult)
 @blp.doc(security=AUTH)
 @refusals(blp, 400, 401, 403, 404, 409, 413, 415, 429)

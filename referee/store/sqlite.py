@@ -4,6 +4,17 @@
 with -9 (or a power cut) loses nothing it answered 201 for. The primary key
 (game, seq) is the last line of defence against two writers both winning; the
 version check inside ``BEGIN IMMEDIATE`` makes the loser see ``Conflict``.
+
+Writers in one process take turns through one lock instead of racing for SQLite's
+write lock (which it grants by sleeping and retrying), and whoever holds the lock
+commits every append waiting behind it in one transaction (a group commit): each
+append keeps its own compare-and-set inside a savepoint, so one that loses changes
+nothing and the others still land, and every caller returns only once the one
+fsync covering its events is done.
+
+Each append may carry a cached state (a snapshot), written in the same
+transaction into ``snapshots``, so every process sharing the file starts a long
+game from it instead of replaying the whole log.
 """
 
 from __future__ import annotations
@@ -14,7 +25,7 @@ import sqlite3
 import threading
 
 from referee.events import Event
-from referee.store import Conflict, DuplicateRequest, GameRecord, Store
+from referee.store import Conflict, DuplicateRequest, GameRecord, Snapshot, Store
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS games (
@@ -26,6 +37,9 @@ CREATE TABLE IF NOT EXISTS events (
 CREATE TABLE IF NOT EXISTS answers (
     game_id TEXT NOT NULL, key TEXT NOT NULL, answer TEXT NOT NULL,
     PRIMARY KEY (game_id, key)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS snapshots (
+    game_id TEXT PRIMARY KEY, seq INTEGER NOT NULL, code TEXT NOT NULL, blob BLOB NOT NULL)
+    WITHOUT ROWID;
 -- The listing pages by cursor over these, newest first (never a full scan).
 CREATE INDEX IF NOT EXISTS games_listing ON games (status, created_at, id);
 CREATE INDEX IF NOT EXISTS games_created ON games (created_at, id);
@@ -33,7 +47,18 @@ DROP INDEX IF EXISTS games_status;
 """
 
 
+class _Append:
+    """One append waiting for a group commit."""
+
+    __slots__ = ("args", "done", "error")
+
+    def __init__(self, args):
+        self.args, self.done, self.error = args, False, None
+
+
 class SqliteStore(Store):
+    keeps_snapshots = True
+
     def __init__(self, path: str):
         # As in SQLAlchemy: sqlite:///referee.db is relative to the working folder,
         # sqlite:////var/lib/referee/referee.db is absolute.
@@ -42,6 +67,9 @@ class SqliteStore(Store):
         if os.path.dirname(self.path):
             os.makedirs(os.path.dirname(self.path), exist_ok=True)
         self._local = threading.local()
+        self._write_lock = threading.Lock()  # one writer per process at a time
+        self._queue_lock = threading.Lock()
+        self._waiting: list[_Append] = []
         with self._conn() as conn:
             conn.executescript(SCHEMA)
 
@@ -57,6 +85,10 @@ class SqliteStore(Store):
         return conn
 
     def create(self, record: GameRecord, first: Event) -> None:
+        with self._write_lock:
+            self._create(record, first)
+
+    def _create(self, record: GameRecord, first: Event) -> None:
         conn = self._conn()
         conn.execute("BEGIN IMMEDIATE")
         try:
@@ -91,28 +123,71 @@ class SqliteStore(Store):
         return [Event.from_json(b) for b in self.raw_events(game_id, after, limit)]
 
     def append(self, game_id, expected, events, *, status, idem=None, snapshot=None):
+        mine = _Append((game_id, expected, events, status, idem, snapshot))
+        with self._queue_lock:
+            self._waiting.append(mine)
+        with self._write_lock:
+            if not mine.done:  # else the writer before us committed it with its own
+                with self._queue_lock:
+                    batch, self._waiting = self._waiting, []
+                self._commit(batch)
+        if mine.error is not None:
+            raise mine.error
+
+    def _commit(self, batch: list[_Append]) -> None:
         conn = self._conn()
-        conn.execute("BEGIN IMMEDIATE")
+        committed = False
         try:
-            rows = conn.execute("SELECT version FROM games WHERE id = ?", (game_id,)).fetchall()
-            row = rows[0] if rows else None
-            if row is None or row[0] != expected:
-                raise Conflict(row[0] if row else 0)
-            if idem is not None:
-                got = conn.execute("SELECT answer FROM answers WHERE game_id = ? AND key = ?",
-                                   (game_id, idem[0])).fetchall()
-                if got:
-                    raise DuplicateRequest(json.loads(got[0][0]))
-                conn.execute("INSERT INTO answers VALUES (?, ?, ?)",
-                             (game_id, idem[0], json.dumps(idem[1])))
-            conn.executemany("INSERT INTO events VALUES (?, ?, ?)",
-                             [(game_id, e.seq, e.to_json()) for e in events])
-            conn.execute("UPDATE games SET status = ?, version = ? WHERE id = ?",
-                         (status, events[-1].seq, game_id))
-            conn.execute("COMMIT")
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                for w in batch:
+                    conn.execute("SAVEPOINT one")
+                    try:
+                        self._append_one(conn, *w.args)
+                    except Exception as err:  # this append alone is undone
+                        conn.execute("ROLLBACK TO one")
+                        w.error = err
+                    conn.execute("RELEASE one")
+                conn.execute("COMMIT")
+                committed = True
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+        except Exception as err:  # nothing of the batch was written
+            for w in batch:
+                if w.error is None:
+                    w.error = err
+        finally:
+            for w in batch:
+                if not committed and w.error is None:
+                    w.error = RuntimeError("the write was interrupted before its commit")
+                w.done = True
+
+    @staticmethod
+    def _append_one(conn, game_id, expected, events, status, idem, snapshot):
+        rows = conn.execute("SELECT version FROM games WHERE id = ?", (game_id,)).fetchall()
+        row = rows[0] if rows else None
+        if row is None or row[0] != expected:
+            raise Conflict(row[0] if row else 0)
+        if idem is not None:
+            got = conn.execute("SELECT answer FROM answers WHERE game_id = ? AND key = ?",
+                               (game_id, idem[0])).fetchall()
+            if got:
+                raise DuplicateRequest(json.loads(got[0][0]))
+            conn.execute("INSERT INTO answers VALUES (?, ?, ?)",
+                         (game_id, idem[0], json.dumps(idem[1])))
+        conn.executemany("INSERT INTO events VALUES (?, ?, ?)",
+                         [(game_id, e.seq, e.to_json()) for e in events])
+        conn.execute("UPDATE games SET status = ?, version = ? WHERE id = ?",
+                     (status, events[-1].seq, game_id))
+        if snapshot is not None:
+            conn.execute("INSERT OR REPLACE INTO snapshots VALUES (?, ?, ?, ?)",
+                         (game_id, snapshot.seq, snapshot.code, snapshot.blob))
+
+    def snapshot(self, game_id: str) -> Snapshot | None:
+        rows = self._conn().execute("SELECT seq, code, blob FROM snapshots WHERE game_id = ?",
+                                    (game_id,)).fetchall()
+        return Snapshot(rows[0][0], rows[0][1], bytes(rows[0][2])) if rows else None
 
     def answer(self, game_id: str, key: str) -> dict | None:
         rows = self._conn().execute("SELECT answer FROM answers WHERE game_id = ? AND key = ?",
