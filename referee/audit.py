@@ -30,6 +30,11 @@ from referee.table import Table
 
 FIELDS = {"seq", "type", "actor", "at", "payload", "prev", "salt", "hash"}
 
+# Referee events that are no step of the game's rules (written on an admin's or a
+# clock's say, not because the engine owed them): never part of a random step
+# taken as logged. Each is checked by a branch of its own in ``_replay``.
+NOT_STEPS = {"game-aborted"}
+
 
 class Divergence(Exception):
     def __init__(self, seq: int, code: str, detail: str):
@@ -114,7 +119,7 @@ def _replay(events: list[Event], seed: str | None, salt_key: str | None = None) 
                                  f"{err.detail}" + (f" (rule {rule})" if rule else "")) from None
             what = f"seat {ev.actor}'s move"
         elif ev.actor == REFEREE:
-            if ev.type == "game-aborted" and not table.over:
+            if ev.type == "game-aborted" and not table.over:  # see NOT_STEPS
                 derived, _ = table.propose_abort(ev.payload.get("reason", ""), at=ev.at)
                 derived[0].payload = ev.payload
             elif table.due() is None:
@@ -124,17 +129,19 @@ def _replay(events: list[Event], seed: str | None, salt_key: str | None = None) 
                 try:
                     derived, _ = table.propose_step(seed, at=ev.at, salt_key=salt_key)
                 except rngmod.SeedUnavailable:
-                    # A random step of a game still running (a deal, a reshuffle):
-                    # it cannot be re-derived until the seed is out, so its events
-                    # are taken as logged, all of them: the step's first event and
-                    # every referee event after it while no other step is due (a
-                    # step may write several events, e.g. a deal and the turn that
-                    # begins). Once the seed is revealed, all of it is re-derived.
+                    # A random step of a game still running (a deal, a reshuffle)
+                    # cannot be re-derived until the seed is out, so it is taken as
+                    # logged, whole (a step may write several events: a deal, then
+                    # the turn that begins). Its events are the referee events of
+                    # the same append (the same ``at``) that follow while no other
+                    # step has come due: if one has (a step followed at once by
+                    # another), that one is derived again or taken whole in turn.
+                    # Once the seed is revealed, all of it is re-derived.
                     unverified = True
                     table.apply(ev)
                     i += 1
-                    while (i < len(events) and events[i].actor == REFEREE and table.due() is None
-                           and events[i].type != "game-aborted"):
+                    while (i < len(events) and events[i].actor == REFEREE and events[i].at == ev.at
+                           and table.due() is None and events[i].type not in NOT_STEPS):
                         table.apply(events[i])
                         i += 1
                     continue

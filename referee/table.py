@@ -13,7 +13,7 @@ import pickle
 from dataclasses import dataclass
 
 from referee import rng as rngmod
-from referee.events import GENESIS, REFEREE, Draft, Event, chain
+from referee.events import GENESIS, REFEREE, Draft, Event, chain, utcnow
 from referee.games import engine as engine_by_name
 from referee.games.base import Engine, GameState, MalformedMove, RefereeError
 
@@ -122,6 +122,9 @@ class Table:
 
     def _extend(self, drafts: list[Draft], actor, at: str | None, salt_key: str | None,
                 fork_first: bool = True) -> tuple[list[Event], Table]:
+        # One proposal is one append: all its events carry the same moment, which
+        # is how an audit tells where a step it cannot re-derive ends.
+        at = at or utcnow()
         fork = self._forked() if fork_first else self
         events = []
         for draft in drafts:

@@ -73,3 +73,88 @@ def test_a_running_game_still_refuses_a_forged_move():
     victim["actor"] = (victim["actor"] + 1) % 3  # the move made by another seat
     report = audit(reseal(lines))
     assert report["valid"] is False and report["first_error"]["seq"] == victim["seq"]
+
+
+def test_a_referee_event_no_step_owed_is_not_taken_as_part_of_a_random_step():
+    """A random step is taken as logged only as far as it goes: its own events,
+    written in one append (one ``at``). A referee event appended later that no rule
+    owed (here a second draw for the player whose turn began) is refused, not
+    swallowed into the deal before it."""
+    import json
+
+    from referee.autoplay import new_table
+    from tests.test_audit import reseal
+
+    _, log = new_table("king-of-the-castle", 3, {}, seed="forged-draw")
+    assert [e.type for e in log[1:]] == ["dealt", "turn-began", "drew"]
+    lines = [json.loads(e.to_json()) for e in log]
+    assert audit(reseal(lines))["valid"] is True
+    forged = {**lines[-1], "seq": len(lines) + 1, "at": "2099-01-01T00:00:00.000000Z"}
+    report = audit(reseal(lines + [forged]))
+    assert report["valid"] is False
+    assert report["first_error"]["seq"] == forged["seq"]
+    assert report["first_error"]["code"] == "unexpected-referee-event"
+
+
+# ---- the property, end to end: random games through the API, the admin's export
+# taken at random moments, each export audited by POST /v1/audit --------------------
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+ALL_GAMES = [
+    ("king-of-danger", 2, {}), ("king-of-danger", 4, {}),
+    ("castle-danger", 2, {}), ("castle-danger", 2, {"variant": "hidden-danger"}),
+    ("king-of-the-castle", 2, {"squires": "random"}), ("king-of-the-castle", 3, {"squires": "choose"}),
+    ("king-of-the-castle", 5, {"squires": "letters"}),
+    ("kings-keys", 3, {}), ("kings-keys", 4, {"wild_cards": True}),
+]
+
+
+@pytest.fixture(scope="module")
+def api(tmp_path_factory):
+    from referee.api import create_app
+    from referee.queue import InlineQueue
+    from referee.service import GameService
+    from referee.store.sqlite import SqliteStore
+
+    store = SqliteStore(str(tmp_path_factory.mktemp("moments") / "moments.db"))
+    app = create_app(GameService(store, InlineQueue()))
+    app.testing = True
+    return app.test_client()
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(config=st.sampled_from(ALL_GAMES),
+       seed=st.one_of(st.text(min_size=1, max_size=12), st.integers(0, 10**12)),
+       moves=st.integers(0, 120),
+       every=st.integers(1, 15),
+       rnd=st.randoms(use_true_random=False))
+def test_the_admins_export_audits_valid_at_any_moment(api, config, seed, moves, every, rnd):
+    from tests.helpers import Game
+
+    game, players, options = config
+    g = Game(api, game, players, {**options, "seed": seed})
+
+    def audited():
+        r = api.post("/v1/audit", data=g.export().encode(), content_type="application/jsonl")
+        assert r.status_code == 200, r.json
+        assert r.json["valid"], r.json["first_error"]
+        return r.json
+
+    report = audited()  # the deal only
+    assert report["seed"] == "unrevealed"
+    for n in range(1, moves + 1):
+        s = g.summary()
+        if s["status"] != "active":
+            break
+        seat = rnd.choice(s["to_act"])
+        legal = [m for m in g.legal(seat) if m["type"] != "resign"]
+        assert g.post(seat, {"move": rnd.choice(legal)}).status_code == 201
+        if n % every == 0 or n <= 3:
+            audited()
+    if g.summary()["status"] == "active" and rnd.random() < 0.5:
+        assert g.post(rnd.choice(g.summary()["to_act"]), {"move": {"type": "resign"}}).status_code == 201
+    report = audited()
+    over = g.summary()["status"] == "finished"
+    assert report["seed"] == ("verified" if over else "unrevealed")
