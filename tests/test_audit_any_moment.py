@@ -113,6 +113,10 @@ ALL_GAMES = [
 
 @pytest.fixture(scope="module")
 def api(tmp_path_factory):
+    """One app for every example; its audit rate limit (60 a minute by default)
+    raised, as an organiser auditing in bulk would."""
+    import os
+
     from referee.api import create_app
     from referee.queue import InlineQueue
     from referee.service import GameService
@@ -121,7 +125,13 @@ def api(tmp_path_factory):
     store = SqliteStore(str(tmp_path_factory.mktemp("moments") / "moments.db"))
     app = create_app(GameService(store, InlineQueue()))
     app.testing = True
-    return app.test_client()
+    before = os.environ.get("REFEREE_AUDIT_RATE")
+    os.environ["REFEREE_AUDIT_RATE"] = "100000/minute"
+    yield app.test_client()
+    if before is None:
+        del os.environ["REFEREE_AUDIT_RATE"]
+    else:
+        os.environ["REFEREE_AUDIT_RATE"] = before
 
 
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
