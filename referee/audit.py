@@ -20,10 +20,11 @@ re-derived yet: they are taken as logged and the report says ``seed: unrevealed`
 
 from __future__ import annotations
 
+import hashlib
 import json
 
 from referee import rng as rngmod
-from referee.events import REFEREE, Event, canonical
+from referee.events import REFEREE, Event, canonical_text
 from referee.events import salt as salt_for
 from referee.games.base import RefereeError
 from referee.table import Table
@@ -60,14 +61,19 @@ def _parse(text: str | bytes) -> list[Event]:
             raise Divergence(i, "malformed", f"line {i} is not JSON: {err}") from None
         if not isinstance(d, dict) or set(d) != FIELDS:
             raise Divergence(i, "malformed", f"line {i} must have exactly the fields {sorted(FIELDS)}")
-        if canonical(d).decode() != line:
+        # One canonical form per event: the body's (what the hash covers); the
+        # line must be exactly that with "hash" in its sorted place (after "at").
+        body = canonical_text({k: v for k, v in d.items() if k != "hash"})
+        head = '{"actor":' + canonical_text(d["actor"]) + ',"at":' + canonical_text(d["at"]) + ","
+        if (not body.startswith(head)
+                or line != head + '"hash":' + canonical_text(d["hash"]) + "," + body[len(head):]):
             raise Divergence(i, "not-canonical", f"line {i} is not in canonical JSON form")
         if d["seq"] != i:
             raise Divergence(i, "seq-gap", f"line {i} has seq {d['seq']!r}, expected {i}")
         ev = Event.from_dict(d)
         if ev.prev != prev:
             raise Divergence(i, "broken-chain", f"event {i}'s prev is not event {i - 1}'s hash")
-        if ev.compute_hash() != ev.hash:
+        if hashlib.sha256(body.encode()).hexdigest() != ev.hash:
             raise Divergence(i, "bad-hash", f"event {i}'s hash does not match its content")
         prev = ev.hash
         events.append(ev)
@@ -76,11 +82,12 @@ def _parse(text: str | bytes) -> list[Event]:
     return events
 
 
-def _same(derived: list[Event], logged: list[Event], seq: int, what: str) -> None:
+def _same(derived: list, actor, logged: list[Event], seq: int, what: str) -> None:
+    """The derived drafts (or events), written as ``actor``, are the logged ones."""
     if len(logged) < len(derived):
         raise Divergence(seq, "missing-events", f"{what} writes {len(derived)} events; the log ends first")
     for d, got in zip(derived, logged, strict=False):
-        if (d.type, d.actor, d.payload) != (got.type, got.actor, got.payload):
+        if (d.type, actor, d.payload) != (got.type, got.actor, got.payload):
             raise Divergence(got.seq, "diverges",
                              f"event {got.seq} should be {d.type} {json.dumps(d.payload, sort_keys=True)[:300]}"
                              f" but the log has {got.type} {json.dumps(got.payload, sort_keys=True)[:300]}")
@@ -112,7 +119,8 @@ def _replay(events: list[Event], seed: str | None, salt_key: str | None = None) 
             if move is None:
                 raise Divergence(ev.seq, "malformed", f"event {ev.seq} is a seat's but records no move")
             try:
-                derived, _ = table.propose(ev.actor, [move], at=ev.at)
+                # only the drafts: the logged events, once equal, are applied
+                derived = table.move_drafts(ev.actor, move)
             except RefereeError as err:
                 rule = err.extra.get("rule")
                 raise Divergence(ev.seq, err.code, f"seat {ev.actor}'s move {json.dumps(move)} was refused: "
@@ -127,7 +135,7 @@ def _replay(events: list[Event], seed: str | None, salt_key: str | None = None) 
                                  f"event {ev.seq} ({ev.type}) is the referee's but no step was due")
             else:
                 try:
-                    derived, _ = table.propose_step(seed, at=ev.at, salt_key=salt_key)
+                    derived = table.step_drafts(seed, salt_key)
                 except rngmod.SeedUnavailable:
                     # A random step of a game still running (a deal, a reshuffle)
                     # cannot be re-derived until the seed is out, so it is taken as
@@ -138,19 +146,20 @@ def _replay(events: list[Event], seed: str | None, salt_key: str | None = None) 
                     # another), that one is derived again or taken whole in turn.
                     # Once the seed is revealed, all of it is re-derived.
                     unverified = True
-                    table.apply(ev)
+                    table.apply(ev, owned=True)
                     i += 1
                     while (i < len(events) and events[i].actor == REFEREE and events[i].at == ev.at
                            and table.due() is None and events[i].type not in NOT_STEPS):
-                        table.apply(events[i])
+                        table.apply(events[i], owned=True)
                         i += 1
                     continue
             what = f"the referee's step {table.due()!r}" if ev.type != "game-aborted" else "the abort"
         else:
             raise Divergence(ev.seq, "malformed", f"event {ev.seq} has an unknown actor {ev.actor!r}")
-        _same(derived, events[i:i + len(derived)], ev.seq, what)
+        _same(derived, ev.actor, events[i:i + len(derived)], ev.seq, what)
         for got in events[i:i + len(derived)]:
-            table.apply(got)
+            # parsed here for this replay alone: the engine may keep them uncopied
+            table.apply(got, owned=True)
         i += len(derived)
     return table, unverified
 

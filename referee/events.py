@@ -36,8 +36,17 @@ def salt(key: str | None, seq: int) -> str:
     return hmac.new(key.encode(), f"salt:{seq}".encode(), hashlib.sha256).hexdigest()
 
 
+# Built once: json.dumps with these options would build the same encoder per call.
+_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
 def canonical(obj) -> bytes:
-    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+    return canonical_text(obj).encode()
+
+
+def canonical_text(obj) -> str:
+    """The canonical JSON text (sorted keys, no spaces, UTF-8 as is)."""
+    return _CANONICAL.encode(obj)
 
 
 def utcnow() -> str:

@@ -143,11 +143,11 @@ class Table:
             raise MalformedMove("moves must be a non-empty list", field="moves")
         fork, events = self._forked(), []
         for i, move in enumerate(moves):
-            if fork.due() is not None and not fork.over:
-                raise Settling(f"the referee must first {fork.due()}; try again in a moment",
-                               index=i)
             try:
-                drafts = fork.engine.decide(fork.state, seat, move)
+                drafts = fork.move_drafts(seat, move)
+            except Settling as err:
+                err.extra["index"] = i
+                raise
             except RefereeError as err:
                 if len(moves) > 1:
                     err.extra.setdefault("index", i)
@@ -157,25 +157,38 @@ class Table:
             events += new
         return events, fork
 
-    def propose_step(self, seed: str | None, at: str | None = None,
-                     salt_key: str | None = None) -> tuple[list[Event], Table]:
-        """The events of the referee step now due ([] if none). ``seed`` may be None
-        when the step draws nothing at random; a step that does then raises
-        ``SeedUnavailable``. The seed's reveal reveals the salt key with it."""
+    def move_drafts(self, seat: int, move: dict) -> list[Draft]:
+        """What ``move`` by ``seat`` would write now, unsealed (changes nothing):
+        the audit compares these with the log without building a proposal."""
+        if self.due() is not None and not self.over:
+            raise Settling(f"the referee must first {self.due()}; try again in a moment")
+        return self.engine.decide(self.state, seat, move)
+
+    def step_drafts(self, seed: str | None, salt_key: str | None = None) -> list[Draft]:
+        """What the referee step now due would write ([] if none), unsealed."""
         step = self.due()
         if step is None:
-            return [], self
+            return []
         if step == REVEAL_SEED:
             if seed is None:
                 raise rngmod.SeedUnavailable("the seed is needed to reveal it")
             reveal = {"seed": seed}
             if salt_key is not None and salt_key != seed:
                 reveal["salt_key"] = salt_key
-            drafts = [Draft("seed-revealed", reveal)]
-        else:
-            drafts = self.engine.settle(self.state, rngmod.Rng(seed, self.seq + 1))
-            if not drafts:
-                raise RuntimeError(f"{self.engine.name}: step {step!r} wrote no event")
+            return [Draft("seed-revealed", reveal)]
+        drafts = self.engine.settle(self.state, rngmod.Rng(seed, self.seq + 1))
+        if not drafts:
+            raise RuntimeError(f"{self.engine.name}: step {step!r} wrote no event")
+        return drafts
+
+    def propose_step(self, seed: str | None, at: str | None = None,
+                     salt_key: str | None = None) -> tuple[list[Event], Table]:
+        """The events of the referee step now due ([] if none). ``seed`` may be None
+        when the step draws nothing at random; a step that does then raises
+        ``SeedUnavailable``. The seed's reveal reveals the salt key with it."""
+        drafts = self.step_drafts(seed, salt_key)
+        if not drafts:
+            return [], self
         return self._extend(drafts, REFEREE, at, _key(seed, salt_key))
 
     def propose_abort(self, reason: str, at: str | None = None, seed: str | None = None,

@@ -121,6 +121,29 @@ def test_extra_whitespace_is_not_canonical(finished):
                                      "detail": "line 1 is not in canonical JSON form"}
 
 
+def test_every_other_form_of_the_same_event_is_not_canonical(finished):
+    """Same content, other text: keys out of order (the hash first or last),
+    an escaped character, a number written otherwise (canonical itself, but then
+    the hash no longer covers the event). Each is refused at its line."""
+    _, text = finished
+    lines = text.splitlines()
+    d = json.loads(lines[0])
+    body = {k: v for k, v in d.items() if k != "hash"}
+    forms = [
+        json.dumps({"hash": d["hash"], **body}, separators=(",", ":"), ensure_ascii=False),
+        json.dumps({**dict(sorted(body.items())), "hash": d["hash"]}, separators=(",", ":"), ensure_ascii=False),
+        lines[0].replace('"type":"game-created"', '"type":"game\\u002dcreated"'),
+        lines[0].replace('"seq":1', '"seq":1.0'),
+        lines[0].replace('"hash":"', '"hash": "'),
+    ]
+    for form in forms:
+        assert form != lines[0]
+        report = audit(form + "\n" + "\n".join(lines[1:]) + "\n")
+        assert report["first_error"]["seq"] == 1 and report["first_error"]["code"] in (
+            "not-canonical", "seq-gap", "bad-hash"), form
+    assert audit(text)["valid"]
+
+
 # ---- the CLI -------------------------------------------------------------------------
 
 def referee(*args, **kw):
