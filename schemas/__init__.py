@@ -1,4 +1,4 @@
-"""The JSON shapes of the public API (CONTRACT.md), as marshmallow schemas.
+"""The JSON shapes of the public API (docs/api.md), as marshmallow schemas.
 
 They validate request bodies and describe every request and answer in the
 OpenAPI document. Engine-specific parts (a move, a view) are open objects here:

@@ -102,3 +102,38 @@ def test_a_log_whose_salts_the_seed_keys_still_audits():
     assert "salt_key" not in log[-1].payload
     report = audit("".join(e.to_json() + "\n" for e in log))
     assert report["valid"] is True and report["seed"] == "verified"
+
+
+def test_one_wrong_salt_is_caught_at_its_event(client):
+    """Every salt is checked against the revealed key, not only the reveal's."""
+    import json
+
+    from referee.audit import audit
+    from tests.test_audit import reseal
+
+    g = Game(client, "castle-danger", 2, {"variant": "hidden-danger", "seed": 12})
+    assert g.post(0, {"moves": [{"type": "smuggle", "piece": "Z"}, {"type": "end"}]}).status_code == 201
+    g.post(1, {"move": {"type": "resign"}})
+    lines = [json.loads(x) for x in g.export().splitlines()]
+    assert audit(reseal(lines))["seed"] == "verified"
+    lines[1]["salt"] = "f" * 64  # the smuggle's salt, as a forger wanting another kind would need
+    report = audit(reseal(lines))
+    assert report["valid"] is False and report["seed"] == "mismatch"
+    assert report["first_error"] == {"seq": 2, "code": "bad-salt",
+                                     "detail": report["first_error"]["detail"]}
+
+
+def test_the_salt_key_is_shown_nowhere_while_the_game_runs(client, service):
+    g = Game(client, "king-of-the-castle", 3, {"squires": "choose", "seed": "k"})
+    key = service.record(g.id).salt_secret
+    seat = g.summary()["to_act"][0]
+    answers = [g.created, g.summary(), g.get("/view", "admin").json, g.get("/events", "admin").json,
+               g.get("/view", seat).json, g.get("/events", seat).json, g.get("/legal", seat).json]
+    assert key and all(key not in json_text(a) for a in answers)
+    assert key not in g.export()
+
+
+def json_text(obj) -> str:
+    import json
+
+    return json.dumps(obj)

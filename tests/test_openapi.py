@@ -75,6 +75,14 @@ def test_every_refusal_is_problem_json_with_an_open_schema(spec):
                 if status.startswith(("4", "5")):
                     assert response.get("$ref", "").startswith("#/components/responses/"), (path, method, status)
     assert {"/healthz", "/metrics", "/openapi.json", "/docs"} <= set(spec["paths"])
+    # every operation of the API lists its refusals, 429 among them (every one is
+    # rate-limited, if only by the failed-token limit per address)
+    for path, ops in spec["paths"].items():
+        if path.startswith("/v1/"):
+            for method, op in ops.items():
+                if method != "parameters":
+                    assert "429" in op["responses"], (path, method)
+                    assert any(s.startswith("4") and s != "429" for s in op["responses"]), (path, method)
 
 
 def documented(spec, method: str, path: str) -> set[int]:
@@ -120,6 +128,24 @@ def test_the_refusals_a_client_can_cause_are_documented(client, spec):
     hit("post", base + "/abort", 403, client.post(f"/v1/games/{g.id}/abort", json={}, headers=g.auth(0)))
     hit("post", base + "/abort", 400, client.post(f"/v1/games/{g.id}/abort", json={"reason": 5}, headers=g.auth("admin")))
     hit("post", "/v1/audit", 415, client.post("/v1/audit", data="x", content_type="application/json"))
+    hit("get", "/v1/games", 400, client.get("/v1/games", query_string={"limit": 0}))
+    hit("get", "/v1/games", 400, client.get("/v1/games", query_string={"status": "sleeping"}))
+    hit("get", base, 404, client.get("/v1/games/nope"))
+    hit("get", base + "/events", 404, client.get("/v1/games/nope/events"))
+    hit("get", base + "/export", 404, client.get("/v1/games/nope/export", headers=g.auth("admin")))
+    hit("post", base + "/abort", 401, client.post(f"/v1/games/{g.id}/abort", json={}, headers=bad))
+    hit("post", base + "/abort", 404, client.post("/v1/games/nope/abort", json={}, headers=g.auth("admin")))
+    hit("post", base + "/abort", 415, client.post(f"/v1/games/{g.id}/abort", data="x", content_type="text/plain",
+                                                  headers=g.auth("admin")))
+    hit("post", "/v1/audit", 413, client.post("/v1/audit", data=b"\n" * (16 * 2**20 + 1),
+                                                content_type="application/jsonl"))
+    hit("post", "/v1/inbound/email", 415, client.post("/v1/inbound/email", data="x", content_type="application/json"))
+    hit("post", "/v1/inbound/email", 400, client.post("/v1/inbound/email", data=b"Subject: no game\r\n\r\nhello",
+                                                        content_type="message/rfc822"))
+    # the end: an aborted game refuses moves and a second abort alike
+    assert client.post(f"/v1/games/{g.id}/abort", json={}, headers=g.auth("admin")).status_code == 201
+    hit("post", base + "/abort", 409, client.post(f"/v1/games/{g.id}/abort", json={}, headers=g.auth("admin")))
+    hit("post", base + "/moves", 409, g.post(seat, {"text": "W1"}))
     for (method, path), statuses in seen.items():
         assert statuses <= documented(spec, method, path), (method, path, statuses - documented(spec, method, path))
 

@@ -1,4 +1,4 @@
-"""The contract's endpoints under /v1 (see CONTRACT.md and /openapi.json)."""
+"""The public endpoints under /v1 (docs/api.md has the contract; /openapi.json describes them)."""
 
 from __future__ import annotations
 
@@ -62,7 +62,7 @@ def timed(endpoint: str):
 def create_game(args):
     """Create a game: seats with their tokens, the admin token, the seed commitment.
 
-    Options: the game's own (see CONTRACT.md), plus `seed` (a reproducible private
+    Options: the game's own (docs/api.md lists them), plus `seed` (a reproducible private
     game) or an explicit deck order, either of which marks the game `stacked`."""
     created = service().create(args["game"], args["players"], args["options"])
     metrics.games_created.labels(args["game"]).inc()
@@ -72,6 +72,7 @@ def create_game(args):
 @blp.route("/games", methods=["GET"])
 @blp.arguments(s.GamesArgs(), location="query")
 @blp.response(200, s.Games)
+@refusals(blp, 400)
 @timed("games")
 def list_games(args):
     """Games, newest first, a page at a time: `?status=S&limit=M&after=CURSOR`.
