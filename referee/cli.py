@@ -81,7 +81,9 @@ def cmd_serve(args) -> int:
 
 
 def cmd_worker(args) -> int:
+    import logging
     import os
+    import time
 
     import redis
     from rq import Queue, Worker
@@ -91,6 +93,7 @@ def cmd_worker(args) -> int:
     from referee.queue import QUEUE_NAME
 
     logs.configure()
+    log = logging.getLogger("referee.worker")
     config = _config(args)
     if config.queue == "inline":
         print("referee worker needs a Redis queue: --queue redis://... or a redis:// store",
@@ -98,13 +101,27 @@ def cmd_worker(args) -> int:
         return 2
     # The jobs build their own service from the environment: hand them ours.
     os.environ["REFEREE_STORE"], os.environ["REFEREE_QUEUE"] = config.store, config.queue
-    swept = build_service(config).sweep()
-    if swept:
-        print(f"referee worker: {swept} game(s) left settling were queued again", file=sys.stderr)
-    conn = redis.Redis.from_url(config.queue)
-    worker = Worker([Queue(QUEUE_NAME, connection=conn)], connection=conn)
-    worker.work(burst=args.burst, with_scheduler=True, logging_level="WARNING")
-    return 0
+    pause = 0.5
+    while True:
+        # Redis may go away (a restart, a failover) and come back: the worker waits
+        # and starts again instead of dying, so jobs resume by themselves. A job cut
+        # short is retried (RQ's Retry), and every job is idempotent.
+        try:
+            swept = build_service(config).sweep()
+            pause = 0.5  # reached again: the next outage starts its backoff afresh
+            if swept:
+                print(f"referee worker: {swept} game(s) left settling were queued again", file=sys.stderr)
+            conn = redis.Redis.from_url(config.queue)
+            worker = Worker([Queue(QUEUE_NAME, connection=conn)], connection=conn)
+            worker.work(burst=args.burst, with_scheduler=True, logging_level="WARNING")
+            return 0
+        except (redis.ConnectionError, redis.TimeoutError) as err:
+            if args.burst:
+                print(f"referee worker: Redis cannot be reached: {err}", file=sys.stderr)
+                return 1
+            log.warning("Redis cannot be reached (%s); trying again in %.1f s", err, pause)
+            time.sleep(pause)
+            pause = min(pause * 2, 10.0)
 
 
 def cmd_audit(args) -> int:

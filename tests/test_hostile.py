@@ -294,3 +294,16 @@ def test_failed_token_checks_are_limited_per_client(limited):
     assert limited.get(f"/v1/games/{g.id}").status_code == 429
     assert limited.get("/healthz").status_code == 200
     assert limited.get("/openapi.json").status_code == 200
+
+
+@pytest.mark.parametrize(("game", "players", "options", "field"), [
+    ("castle-danger", 2, {"turn_limit": 2**63}, "turn_limit"),
+    ("castle-danger", 2, {"turn_limit": 10_001}, "turn_limit"),
+    ("king-of-danger", 2, {"target": 10**30}, "target"),
+    ("king-of-the-castle", 2, {"first_player": 2**64}, "first_player"),
+    ("kings-keys", 3, {"first_dealer": -2**70}, "first_dealer"),
+])
+def test_option_numbers_out_of_range_are_400_naming_the_option(client, game, players, options, field):
+    r = client.post("/v1/games", json={"game": game, "players": [f"p{i}" for i in range(players)],
+                                       "options": options})
+    assert r.status_code == 400 and r.json["field"] == field, r.json

@@ -32,6 +32,11 @@ def sees_hidden(viewer, owner: int) -> bool:
     return viewer == ADMIN or viewer == owner
 
 
+# Far beyond any real game (the editions suggest 25 or 30); a bound keeps every
+# number a client sends within what a store and a JSON reader handle.
+MAX_TURN_LIMIT = 10_000
+
+
 class CastleDanger(Engine):
     name = "castle-danger"
     title = "Castle Danger"
@@ -48,8 +53,9 @@ class CastleDanger(Engine):
         if variant not in VARIANTS:
             raise BadOptions("variant is 'standard' or 'hidden-danger'", field="variant")
         limit = options.get("turn_limit")
-        if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
-            raise BadOptions("turn_limit is null or a positive number of turns per player",
+        if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int)
+                                  or not 1 <= limit <= MAX_TURN_LIMIT):
+            raise BadOptions(f"turn_limit is null or a number of turns per player from 1 to {MAX_TURN_LIMIT}",
                              field="turn_limit")
         return {"edition": edition, "variant": variant, "turn_limit": limit}
 

@@ -1,0 +1,198 @@
+"""Redis, the shared store, killed with -9 and started again while players play:
+every move the API acknowledged is in the log afterwards, no referee step is
+written twice, the games audit valid, the API answers 503 (never 500) while Redis
+is down and recovers by itself, and so does the job worker."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import threading
+import time
+import urllib.error
+import urllib.request
+
+import redis
+
+from tests.conftest import free_port, redis_server_binary
+
+
+class DurableRedis:
+    """A redis-server configured as deploy/redis.conf asks: every write fsynced."""
+
+    def __init__(self, folder):
+        self.port = free_port()
+        self.folder = folder
+        self.url = f"redis://127.0.0.1:{self.port}/0"
+        self.start()
+
+    def start(self):
+        self.proc = subprocess.Popen(
+            [redis_server_binary(), "--port", str(self.port), "--bind", "127.0.0.1", "--dir", str(self.folder),
+             "--appendonly", "yes", "--appendfsync", "always", "--save", "", "--daemonize", "no"],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.time() + 20
+        while True:
+            try:
+                redis.Redis(port=self.port).ping()
+                return
+            except (redis.ConnectionError, redis.BusyLoadingError):
+                assert time.time() < deadline and self.proc.poll() is None, "redis-server did not start"
+                time.sleep(0.05)
+
+    def kill(self):
+        self.proc.send_signal(signal.SIGKILL)
+        self.proc.wait(10)
+
+
+def spawn(*args, env):
+    return subprocess.Popen([sys.executable, "-m", "referee.cli", *args], env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+
+
+def call(base, method, path, body=None, token=None):
+    data = json.dumps(body).encode() if body is not None else None
+    req = urllib.request.Request(base + path, data=data, method=method)
+    if data is not None:
+        req.add_header("Content-Type", "application/json")
+    if token:
+        req.add_header("Authorization", f"Bearer {token}")
+    try:
+        with urllib.request.urlopen(req, timeout=10) as r:
+            return r.status, json.loads(r.read() or b"null")
+    except urllib.error.HTTPError as err:
+        return err.code, json.loads(err.read() or b"null")
+
+
+def test_redis_killed_under_load_loses_no_acknowledged_move(tmp_path):
+    store = DurableRedis(tmp_path)
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    env = {**os.environ, "REFEREE_STORE": store.url}
+    procs = [spawn("serve", "--port", str(port), "--threads", "4", env=env), spawn("worker", env=env)]
+    try:
+        deadline = time.time() + 60
+        while True:
+            try:
+                if call(base, "GET", "/healthz")[0] == 200:
+                    break
+            except OSError:
+                pass
+            assert time.time() < deadline, "referee serve did not start"
+            time.sleep(0.1)
+        games = []
+        for i, (game, n) in enumerate([("king-of-danger", 3), ("kings-keys", 3)]):
+            status, created = call(base, "POST", "/v1/games", {"game": game, "players": [f"p{k}" for k in range(n)],
+                                                               "options": {"seed": f"redis-kill-{i}"}})
+            assert status == 201
+            games.append((created["id"], [s["token"] for s in created["seats"]]))
+        acked: dict[str, dict[int, str]] = {gid: {} for gid, _ in games}
+        statuses: list[int] = []
+        stop = threading.Event()
+
+        def player(gid, tokens, seed):
+            rnd = random.Random(seed)
+            while not stop.is_set():
+                try:
+                    code, s = call(base, "GET", f"/v1/games/{gid}")
+                    statuses.append(code)
+                    if code != 200 or s["status"] != "active":
+                        time.sleep(0.02)
+                        continue
+                    seat = s["to_act"][0]
+                    code, legal = call(base, "GET", f"/v1/games/{gid}/legal", token=tokens[seat])
+                    statuses.append(code)
+                    if code != 200:
+                        continue
+                    moves = [m for m in legal["moves"] if m["type"] != "resign"]
+                    code, ans = call(base, "POST", f"/v1/games/{gid}/moves",
+                                     {"move": rnd.choice(moves), "expected_version": s["version"]},
+                                     token=tokens[seat])
+                    statuses.append(code)
+                    if code == 201:
+                        for ev in ans["events"]:
+                            acked[gid][ev["seq"]] = ev["hash"]
+                except OSError:
+                    time.sleep(0.05)
+
+        threads = [threading.Thread(target=player, args=(gid, tokens, i)) for i, (gid, tokens) in enumerate(games)]
+        for t in threads:
+            t.start()
+        deadline = time.time() + 40
+        while min(len(a) for a in acked.values()) < 15 and time.time() < deadline:
+            time.sleep(0.05)
+        store.kill()
+        down_since = len(statuses)
+        time.sleep(1.5)  # the players keep trying while Redis is down
+        store.start()
+        time.sleep(0.5)
+        before_restart = {gid: len(a) for gid, a in acked.items()}
+        deadline = time.time() + 40
+        while any(len(acked[gid]) < before_restart[gid] + 10 for gid, _ in games) and time.time() < deadline:
+            time.sleep(0.05)
+        stop.set()
+        for t in threads:
+            t.join(20)
+        during = statuses[down_since:]
+        assert 500 not in statuses and 502 not in statuses, "a 500 while Redis was down or back"
+        assert 503 in during, "nothing was answered while Redis was down"
+        for gid, _ in games:
+            assert len(acked[gid]) >= before_restart[gid] + 10, "play did not resume after the restart"
+        # every acknowledged event is in the log, exactly; every log audits
+        for gid, _ in games:
+            export = subprocess.run([sys.executable, "-m", "referee.cli", "export", gid, "--store", store.url],
+                                    capture_output=True, text=True, timeout=60)
+            assert export.returncode == 0, export.stderr
+            stored = {json.loads(ln)["seq"]: json.loads(ln)["hash"] for ln in export.stdout.splitlines()}
+            for seq, h in acked[gid].items():
+                assert stored.get(seq) == h, f"acknowledged event {seq} of {gid} was lost or changed"
+            audit = subprocess.run([sys.executable, "-m", "referee.cli", "audit", "-"], input=export.stdout,
+                                   capture_output=True, text=True, timeout=60)
+            assert json.loads(audit.stdout)["valid"], audit.stdout
+        # the worker lived through it
+        assert procs[1].poll() is None, "the worker died with Redis"
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                os.killpg(p.pid, signal.SIGKILL)
+                p.wait(10)
+        if store.proc.poll() is None:
+            store.kill()
+
+
+def test_a_worker_outlives_a_redis_restart_and_resumes(tmp_path):
+    from referee.config import Config, build_service
+
+    store = DurableRedis(tmp_path)
+    env = {**os.environ, "REFEREE_STORE": store.url}
+    worker = spawn("worker", env=env)
+    try:
+        service = build_service(Config.load(store.url))
+        gid = service.create("kings-keys", ["a", "b", "c"], {"seed": "outlive-1"})["id"]
+
+        def dealt(game_id, within=30.0):
+            deadline = time.time() + within
+            while time.time() < deadline:
+                if service.summary(game_id)["status"] == "active":
+                    return True
+                time.sleep(0.1)
+            return False
+
+        assert dealt(gid), "the worker did not deal the first game"
+        for _ in range(3):  # several restarts: the worker must survive every one
+            store.kill()
+            time.sleep(1.0)
+            assert worker.poll() is None, "the worker died while Redis was down"
+            store.start()
+        gid = build_service(Config.load(store.url)).create("kings-keys", ["a", "b", "c"], {"seed": "outlive-2"})["id"]
+        assert dealt(gid), "the worker did not resume after Redis came back"
+        assert worker.poll() is None
+    finally:
+        if worker.poll() is None:
+            os.killpg(worker.pid, signal.SIGKILL)
+            worker.wait(10)
+        store.kill()
