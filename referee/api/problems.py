@@ -59,7 +59,10 @@ def install(app: Flask) -> None:
     @app.errorhandler(RefereeError)
     def referee_error(err: RefereeError):
         extra = {k: v for k, v in err.extra.items() if v is not None}
-        return problem(err.status, err.code, err.detail, **extra)
+        resp = problem(err.status, err.code, err.detail, **extra)
+        if "retry_after" in extra:  # a refusal that passes with time (audits-busy)
+            resp.headers["Retry-After"] = str(extra["retry_after"])
+        return resp
 
     @app.errorhandler(ValidationError)
     def validation_error(err: ValidationError):

@@ -166,12 +166,18 @@ def abort(args, game_id):
 @blp.response(200, s.AuditReport)
 @blp.doc(requestBody={"required": True, "description": "an exported log",
                       "content": {"application/jsonl": {"schema": {"type": "string"}}}})
-@refusals(blp, 413, 415, 429, store=False)
+@refusals(blp, 413, 415, 429, 503, store=False)
 @timed("audit")
 def audit(*_):
-    """Verify an exported log: chain, every move, every referee event, the seed."""
+    """Verify an exported log: chain, every move, every referee event, the seed.
+
+    Audits run in a small pool of low-priority processes beside the API, never on
+    the threads that answer moves; when every slot is taken the answer is at once
+    503 `audits-busy` with `Retry-After`."""
+    from referee import audit_pool
+
     text = request.get_data(as_text=False)
-    return service().audit(text)
+    return audit_pool.shared().audit(text)
 
 
 @blp.route("/inbound/email", methods=["POST"])
