@@ -172,7 +172,7 @@ class AuditReport(Schema):
 
 class Problem(Schema):
     """RFC 9457 problem details. Open: a refusal carries whatever helps (``rule``,
-    ``field``, ``index``, ``current_version``, ``limit``, ``accepted``...)."""
+    ``field``, ``index``, ``current_version``, ``limit``, ``accepted``, ``options``...)."""
 
     class Meta:
         unknown = INCLUDE
@@ -184,10 +184,14 @@ class Problem(Schema):
     code = fields.String(metadata={"description": "malformed, unauthenticated, not-your-seat, not-your-turn, "
                                                   "forbidden, no-such-game, version-conflict, game-over, "
                                                   "settling, too-large, unsupported-media-type, illegal-move, "
-                                                  "idempotency-key-reused, ..."})
+                                                  "idempotency-key-reused, not-found, method-not-allowed, "
+                                                  "too-many-requests, store-unavailable, ..."})
     rule = fields.String(metadata={"description": "for illegal-move: the rule broken (each game's docs list them)"})
     field = fields.String(metadata={"description": "for malformed: the field at fault"})
     index = fields.Integer(metadata={"description": "in a batch: the move refused, from 0"})
     current_version = fields.Integer(metadata={"description": "for version-conflict and settling"})
     limit = fields.Integer(metadata={"description": "the limit exceeded"})
     accepted = fields.List(fields.String(), metadata={"description": "for unsupported-media-type: the types taken"})
+    options = fields.List(fields.Raw(), metadata={"description": "for an ambiguous move: the choices that would "
+                                                                 "make it whole (e.g. the King's Keys cards `take` "
+                                                                 "may name)"})

@@ -99,9 +99,11 @@ def test_the_refusals_a_client_can_cause_are_documented(client, spec):
     def hit(method, path, status, r):
         assert r.status_code == status, (method, path, r.status_code, r.get_data()[:200])
         assert r.mimetype == "application/problem+json"
+        problem_schema.validate(r.json)  # the document says true of every field it names
         seen.setdefault((method, path), set()).add(status)
 
     bad = {"Authorization": "Bearer nope"}
+    problem_schema = jsonschema.Draft4Validator(resolved(spec, spec["components"]["schemas"]["Problem"]))
     hit("post", "/v1/games", 400, client.post("/v1/games", json={"game": "chess", "players": ["a"]}))
     hit("post", "/v1/games", 415, client.post("/v1/games", data="x", content_type="text/plain"))
     hit("post", "/v1/games", 413, client.post("/v1/games", data=b"[" + b" " * (2 << 20) + b"]",
