@@ -194,11 +194,17 @@ class GameService:
 
     def load(self, game_id: str, rec: GameRecord | None = None) -> Table:
         """The table after the log's last event. Call with the game's lock held;
-        ``rec``: the game's record if the caller has just read it."""
+        ``rec``: the game's record if the caller has just read it. A cached table
+        at the record's version needs no read of the log at all (a write that
+        lands meanwhile makes the append's compare-and-set fail, never a wrong
+        answer)."""
         if rec is None:
-            self.record(game_id)
+            rec = self.record(game_id)
         with self._cache_lock:
             table = self.cache.get(game_id)
+        if table is not None and table.seq == rec.version:
+            self._remember(game_id, table)
+            return table
         if table is None:
             table = self._from_snapshot(game_id)
         if table is None:
@@ -255,16 +261,17 @@ class GameService:
         rec = self.record(game_id)
         self._heal(rec)
         with self._lock(game_id):  # every field from one version of the table
-            table = self.load(game_id)
+            table = self.load(game_id, rec)
             return {"id": game_id, "game": rec.game, "options": self._public_options(table, None),
                     "status": table.status, "version": table.seq, "to_act": table.to_act(),
                     "players": rec.players, "scores": table.scores(), "result": table.state.result,
                     "stacked": table.stacked}
 
     def view(self, game_id: str, caller: Caller, at: int | None = None) -> dict:
-        self._heal(self.record(game_id))
+        rec = caller.record if caller.record is not None and caller.record.id == game_id else self.record(game_id)
+        self._heal(rec)
         with self._lock(game_id):
-            table = self.load(game_id)
+            table = self.load(game_id, rec)
             if at is not None:
                 if not isinstance(at, int) or isinstance(at, bool) or not 1 <= at <= table.seq:
                     raise MalformedMove(f"at must be an event number from 1 to {table.seq}", field="at")
@@ -280,9 +287,10 @@ class GameService:
 
     def legal(self, game_id: str, caller: Caller) -> dict:
         self._need_seat(caller, "only a seat has legal moves")
-        self._heal(self.record(game_id))
+        rec = caller.record if caller.record is not None and caller.record.id == game_id else self.record(game_id)
+        self._heal(rec)
         with self._lock(game_id):
-            table = self.load(game_id)
+            table = self.load(game_id, rec)
             moves = table.engine.legal(table.state, caller.seat) if table.due() is None else []
             # each move also as text, for clients (and notices) that speak the notation
             return {"seat": caller.seat, "version": table.seq, "moves": moves,
@@ -304,9 +312,10 @@ class GameService:
             raise MalformedMove(f"after must be a whole number from 0 to {MAX_VERSION}", field="after")
         if not isinstance(limit, int) or not 1 <= limit <= 1000:
             raise MalformedMove("limit must be from 1 to 1000", field="limit")
-        self._heal(self.record(game_id))
+        rec = caller.record if caller.record is not None and caller.record.id == game_id else self.record(game_id)
+        self._heal(rec)
         with self._lock(game_id):
-            table = self.load(game_id)
+            table = self.load(game_id, rec)
         evs = self.store.events(game_id, after=after, limit=limit)
         return {"version": table.seq,
                 "events": [self._redact(table, ev, caller.viewer) for ev in evs]}
