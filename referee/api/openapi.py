@@ -83,12 +83,12 @@ MOVES = {
         _obj("move", {"type": "move", "from": "c1", "to": "b1"}, **{"from": dict(SQUARE), "to": dict(SQUARE)}),
         _obj("build", {"type": "build", "at": "b2"}, at=dict(SQUARE)),
         _obj("demolish", {"type": "demolish", "at": "c2"}, at=dict(SQUARE)),
-        _obj("fire", {"type": "fire", "from": "c3", "at": "c7"}, **{"from": dict(SQUARE), "at": dict(SQUARE)}),
+        _obj("fire", {"type": "fire", "from": "d1", "at": "d4"}, **{"from": dict(SQUARE), "at": dict(SQUARE)}),
         _obj("end", {"type": "end"}),
         _obj("smuggle", {"type": "smuggle", "piece": "C"}, piece={"type": "string", "enum": ["Z", "B", "C"]}),
-        _obj("reveal", {"type": "reveal", "at": "d2"}, at=dict(SQUARE)),
+        _obj("reveal", {"type": "reveal", "at": "d1"}, at=dict(SQUARE)),
         RESIGN,
-    ], "description": "Castle Danger: `add B; c1-b1; build b2; demolish c2; fire c3 c7; end`"},
+    ], "description": "Castle Danger: `add B; c1-b1; build b2; demolish c2; fire d1 d4; end`"},
     "KingOfTheCastleMove": {"oneOf": [
         _obj("play", {"type": "play", "card": "plague", "castle": 2, "targets": ["lord", "master"]},
              card=KOTC_CARD,
@@ -100,7 +100,7 @@ MOVES = {
              seat={"type": "integer", "minimum": 0, "optional": True, "description": "the seat a card picks"}),
         _obj("pass", {"type": "pass"}),
         _obj("discard", {"type": "discard", "cards": ["keep"]}, cards={"type": "array", "items": KOTC_CARD}),
-        _obj("react", {"type": "react", "card": "lucky-escape", "save": "B"}, card=KOTC_CARD,
+        _obj("react", {"type": "react", "card": "lucky-escape", "save": "C"}, card=KOTC_CARD,
              save={"type": "string", "optional": True, "description": "the man or level card saved"}),
         _obj("choose", {"type": "choose", "squires": ["A", "M", "Q"]},
              squires={"type": "array", "items": {"type": "string", "pattern": "^[A-Z]$"},
@@ -110,11 +110,11 @@ MOVES = {
         RESIGN,
     ], "description": "King of the Castle: `play plague 2 lord master`, `react lucky-escape B`, `pass`"},
     "KingsKeysMove": {"oneOf": [
-        _obj("play", {"type": "play", "card": "Y1K", "take": "Y4K"}, card=KKEYS_CARD,
+        _obj("play", {"type": "play", "card": "*K", "take": "Y3K"}, card=KKEYS_CARD,
              take=dict(KKEYS_CARD, optional=True)),
         _obj("choose", {"type": "choose", "take": "Y3K"}, take=dict(KKEYS_CARD)),
         RESIGN,
-    ], "description": "King's Keys: `play Y1K take Y4K`, `choose Y3K`"},
+    ], "description": "King's Keys: `play *K take Y3K` (a Joker of keys), `choose Y3K`"},
 }
 
 # anyOf, not oneOf: the games share some shapes ("resign", a "play" of a card).
