@@ -140,8 +140,9 @@ def open_store(url: str) -> Store:
         from referee.store.sqlite import SqliteStore
 
         return SqliteStore(url.removeprefix("sqlite://"))
-    if url.startswith(("redis://", "rediss://", "unix://")):
+    if url.startswith(("redis://", "rediss://", "unix://", "redis+cluster://", "rediss+cluster://")):
         from referee.store.redis import RedisStore
 
         return RedisStore(url)
-    raise ValueError(f"unknown store {url!r}: use sqlite:///PATH or redis://HOST:PORT/DB")
+    raise ValueError(f"unknown store {url!r}: use sqlite:///PATH, redis://HOST:PORT/DB "
+                     "or redis+cluster://HOST:PORT (any node of a Redis Cluster)")

@@ -60,6 +60,17 @@ return {1, v, was, created}
 """
 
 
+# A new game's record and first event, at once (one hash slot: also on a cluster,
+# where a MULTI transaction across commands is not to be relied on).
+CREATE = """
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+redis.call('HSET', KEYS[1], 'record', ARGV[1], 'status', ARGV[2], 'version', ARGV[3],
+           'game', ARGV[4], 'created_at', ARGV[5])
+redis.call('RPUSH', KEYS[2], ARGV[6])
+return 1
+"""
+
+
 def _k(game_id: str, what: str) -> str:
     return f"{{g:{game_id}}}:{what}"
 
@@ -69,7 +80,15 @@ class RedisStore(Store):
 
     def __init__(self, url: str):
         self.url = url
-        self.r = redis.Redis.from_url(url)
+        if "+cluster://" in url:
+            # A Redis Cluster: any node's address; the client finds the others and
+            # sends each game's commands to the node that owns its hash slot.
+            from redis.cluster import RedisCluster
+
+            self.r = RedisCluster.from_url(url.replace("+cluster://", "://"))
+        else:
+            self.r = redis.Redis.from_url(url)
+        self._create = self.r.register_script(CREATE)
         self._append = self.r.register_script(APPEND)
         self._move = self.r.register_script(MOVE)
         self._index_old_games()
@@ -89,12 +108,11 @@ class RedisStore(Store):
         self._move(keys=LIST_KEYS, args=[f"{created_at}|{game_id}", game_id, version, status])
 
     def create(self, record: GameRecord, first: Event) -> None:
-        pipe = self.r.pipeline(transaction=True)
-        pipe.hset(_k(record.id, "meta"), mapping={
-            "record": json.dumps(record.to_dict()), "status": record.status, "version": first.seq,
-            "game": record.game, "created_at": record.created_at})
-        pipe.rpush(_k(record.id, "log"), first.to_json())
-        pipe.execute()
+        made = self._create(keys=[_k(record.id, "meta"), _k(record.id, "log")],
+                            args=[json.dumps(record.to_dict()), record.status, first.seq, record.game,
+                                  record.created_at, first.to_json()])
+        if not made:
+            raise ValueError(f"game {record.id} exists already")
         # The listing lives outside the game's hash slot, so it is a second write: a
         # crash between the two leaves a game that is reachable but not listed.
         self._list(record.id, record.created_at, record.status, first.seq)
