@@ -391,3 +391,22 @@ def test_legal_gives_each_move_as_text_too(client, game, players):
     eng = engine_by_name(game)
     for move, text in zip(answer["moves"], answer["text"], strict=True):
         assert eng.parse(text) == [move]
+
+
+@pytest.mark.parametrize("content_type", ["application/jsonl", "application/x-ndjson", "application/json-lines",
+                                          "text/plain; charset=utf-8", "application/octet-stream",
+                                          "application/x-www-form-urlencoded", None])
+def test_an_export_audits_under_every_type_it_is_sent_as(client, kod, content_type):
+    """curl --data-binary sends the form type, a file upload octet-stream, an editor
+    text/plain: the export is read as it is under each, never parsed as a form."""
+    text = kod.export()
+    r = client.post("/v1/audit", data=text.encode(), headers={"Content-Type": content_type} if content_type else {})
+    assert r.status_code == 200, r.json
+    assert r.json["valid"] is True and r.json["events"] == len(text.splitlines())
+
+
+@pytest.mark.parametrize("content_type", ["application/json", "multipart/form-data; boundary=x", "image/png"])
+def test_an_export_sent_as_another_type_is_415(client, kod, content_type):
+    r = client.post("/v1/audit", data=kod.export().encode(), headers={"Content-Type": content_type})
+    assert r.status_code == 415 and r.mimetype == "application/problem+json"
+    assert r.json["code"] == "unsupported-media-type" and "application/jsonl" in r.json["accepted"]
