@@ -86,7 +86,7 @@ def cmd_worker(args) -> int:
     import time
 
     import redis
-    from rq import Queue, Worker
+    from rq import Queue, SimpleWorker
 
     from referee import logs
     from referee.config import build_service
@@ -112,7 +112,12 @@ def cmd_worker(args) -> int:
             if swept:
                 print(f"referee worker: {swept} game(s) left settling were queued again", file=sys.stderr)
             conn = redis.Redis.from_url(config.queue)
-            worker = Worker([Queue(QUEUE_NAME, connection=conn)], connection=conn)
+            # Jobs run in this process, no fork per job: a job is a few milliseconds
+            # of work, a fork costs more than that, and this process keeps its
+            # cached games from one job to the next. A worker killed mid-job loses
+            # nothing: the step was not appended, the game is still settling, and
+            # the next worker's sweep (above) or the next read queues it again.
+            worker = SimpleWorker([Queue(QUEUE_NAME, connection=conn)], connection=conn)
             worker.work(burst=args.burst, with_scheduler=True, logging_level="WARNING")
             return 0
         except (redis.ConnectionError, redis.TimeoutError) as err:
