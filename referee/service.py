@@ -104,6 +104,16 @@ def seed_text(seed) -> str | None:
                         field="options.seed")
 
 
+def _deadlines(table: Table, seat: int | None) -> dict:
+    """``deadlines`` of the seats to act and ``deadline``: the seat's own when a
+    seat asks, else the earliest (None without a clock or nobody to act)."""
+    from referee import clock
+
+    out = clock.deadlines(table)
+    mine = [d["deadline"] for d in out if seat is None or d["seat"] == seat]
+    return {"deadline": min(mine) if mine else None, "deadlines": out}
+
+
 def new_game_id() -> str:
     return secrets.token_urlsafe(9).replace("-", "x").replace("_", "y")
 
@@ -265,7 +275,7 @@ class GameService:
             return {"id": game_id, "game": rec.game, "options": self._public_options(table, None),
                     "status": table.status, "version": table.seq, "to_act": table.to_act(),
                     "players": rec.players, "scores": table.scores(), "result": table.state.result,
-                    "stacked": table.stacked}
+                    "stacked": table.stacked, **_deadlines(table, None)}
 
     def view(self, game_id: str, caller: Caller, at: int | None = None) -> dict:
         rec = caller.record if caller.record is not None and caller.record.id == game_id else self.record(game_id)
@@ -283,7 +293,8 @@ class GameService:
                     "viewer": "admin" if caller.viewer == ADMIN else
                     ("spectator" if caller.viewer is None else "seat"),
                     "result": table.state.result, "view": body,
-                    "text": table.engine.render(table.state, caller.viewer)}
+                    "text": table.engine.render(table.state, caller.viewer),
+                    **_deadlines(table, caller.seat)}
 
     def legal(self, game_id: str, caller: Caller) -> dict:
         self._need_seat(caller, "only a seat has legal moves")

@@ -10,8 +10,9 @@ as it would be, so a refused batch or a lost compare-and-set leaves it intact.
 from __future__ import annotations
 
 import pickle
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
+from referee import clock as clockmod
 from referee import rng as rngmod
 from referee.events import GENESIS, REFEREE, Draft, Event, chain, utcnow
 from referee.games import engine as engine_by_name
@@ -35,6 +36,10 @@ class Table:
     stacked: bool
     aborted: bool = False
     seed_revealed: bool = False
+    # The clock option (None: no clock) and, for each seat to act, the ``at`` its
+    # time started (see referee/clock.py; replaced, never changed in place).
+    clock: dict | None = None
+    since: dict = field(default_factory=dict)
 
     # ---- making and replaying ------------------------------------------------------
 
@@ -51,7 +56,11 @@ class Table:
         from referee.games.base import check_players
 
         check_players(eng, len(players))
-        opts = eng.setup(dict(options or {}), len(players))
+        options = dict(options or {})
+        clock = clockmod.check_clock(options.pop("clock", None))  # every game's, not the engine's
+        opts = eng.setup(options, len(players))
+        if clock is not None:
+            opts["clock"] = clock
         payload = {
             "game": game, "id": game_id, "options": opts,
             "seats": [{"seat": i, "name": n} for i, n in enumerate(players)],
@@ -64,8 +73,10 @@ class Table:
     def from_created(cls, created: Event) -> Table:
         p = created.payload
         eng = engine_by_name(p["game"])
-        return cls(eng, eng.start(p), created.seq, created.hash, p["id"],
-                   p["seed_commitment"], p["stacked"])
+        table = cls(eng, eng.start(p), created.seq, created.hash, p["id"],
+                    p["seed_commitment"], p["stacked"], clock=p["options"].get("clock"))
+        table._time(created)
+        return table
 
     @classmethod
     def replay(cls, events: list[Event], owned: bool = False) -> Table:
@@ -114,6 +125,11 @@ class Table:
         elif ev.type == "seed-revealed":
             self.seed_revealed = True
         self.seq, self.last_hash = ev.seq, ev.hash
+        self._time(ev)
+
+    def _time(self, ev: Event) -> None:
+        if self.clock is not None:
+            self.since = clockmod.started(self.since, self.to_act(), ev)
 
     def _forked(self) -> Table:
         # A pickle round trip is a deep copy at a fraction of copy.deepcopy's cost

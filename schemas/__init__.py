@@ -50,6 +50,11 @@ def Result(**kw):  # noqa: N802 - reads as a type in the schemas below
         "description": "null while the game runs, then {winners: [seat, ...], reason, scores, ...}"}, **kw)
 
 
+class Deadline(Schema):
+    seat = fields.Integer()
+    deadline = fields.String(metadata={"description": "UTC, ISO 8601"})
+
+
 class Summary(Schema):
     id = fields.String()
     game = fields.String()
@@ -61,6 +66,10 @@ class Summary(Schema):
     scores = fields.List(fields.Raw())
     result = Result()
     stacked = fields.Boolean()
+    deadline = fields.String(allow_none=True, metadata={
+        "description": "the earliest deadline of a seat to act (UTC, ISO 8601); null without a clock"})
+    deadlines = fields.List(fields.Nested(lambda: Deadline()), metadata={
+        "description": "each seat to act and its deadline (empty without a clock)"})
 
 
 class ViewArgs(Strict):
@@ -78,6 +87,11 @@ class View(Schema):
     result = Result()
     view = fields.Dict(metadata={"description": "the game's own view, see its docs page"})
     text = fields.String(metadata={"description": "the position as text, for posts and e-mails"})
+    deadline = fields.String(allow_none=True, metadata={
+        "description": "the viewing seat's deadline if it is to act (the earliest for the admin or a "
+                       "spectator); UTC, ISO 8601; null without a clock"})
+    deadlines = fields.List(fields.Nested(lambda: Deadline()), metadata={
+        "description": "each seat to act and its deadline (empty without a clock)"})
 
 
 class Legal(Schema):

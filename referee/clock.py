@@ -1,0 +1,94 @@
+"""Clocks: the ``clock`` option and every seat's deadline.
+
+A game may carry ``options.clock = {move_seconds, remind_seconds, on_timeout}``.
+It is checked once here for every game (beside, not inside, the engines' own
+options) and kept in the first event's options, so the log records it.
+
+A deadline is a pure function of the log: a seat that is to act must act within
+``move_seconds`` of the moment its time started, and its time starts at the
+``at`` of the event that made it one of the seats to act, and again at each event
+of its own while it stays to act (a turn of several moves gets fresh time after
+each move). Several seats to act at once each have their own deadline. Nothing
+here reads a clock on the wall: the same log gives the same deadlines in any
+process, years later, which is what lets an audit check a timeout against it.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+from referee.games.base import MalformedMove
+
+ON_TIMEOUT = ("remind", "autoplay", "forfeit")
+# A year: longer than any league's turn, short enough that a typo (seconds
+# meant as milliseconds) is refused rather than kept for decades.
+MAX_MOVE_SECONDS = 366 * 24 * 3600
+AT_FORMAT = "%Y-%m-%dT%H:%M:%S.%fZ"
+
+
+def check_clock(clock) -> dict | None:
+    """The clock option complete (defaults filled in), or None for no clock.
+    Raises ``MalformedMove`` naming the field."""
+    if clock is None:
+        return None
+    if not isinstance(clock, dict):
+        raise MalformedMove("clock must be an object {move_seconds, remind_seconds, on_timeout}",
+                            field="options.clock")
+    unknown = set(clock) - {"move_seconds", "remind_seconds", "on_timeout"}
+    if unknown:
+        raise MalformedMove(f"unknown clock field(s): {', '.join(sorted(unknown))}",
+                            field=f"options.clock.{sorted(unknown)[0]}")
+    move = clock.get("move_seconds")
+    if not _whole(move) or not 60 <= move <= MAX_MOVE_SECONDS:
+        raise MalformedMove(f"clock.move_seconds must be a whole number of seconds from 60 to "
+                            f"{MAX_MOVE_SECONDS}", field="options.clock.move_seconds")
+    remind = clock.get("remind_seconds", 0)
+    if not _whole(remind) or not 0 <= remind < move:
+        raise MalformedMove("clock.remind_seconds must be a whole number from 0 (no reminder) to less "
+                            "than move_seconds", field="options.clock.remind_seconds")
+    on_timeout = clock.get("on_timeout", "remind")
+    if on_timeout not in ON_TIMEOUT:
+        raise MalformedMove(f"clock.on_timeout must be one of {', '.join(ON_TIMEOUT)}",
+                            field="options.clock.on_timeout")
+    return {"move_seconds": move, "remind_seconds": remind, "on_timeout": on_timeout}
+
+
+def _whole(n) -> bool:
+    return isinstance(n, int) and not isinstance(n, bool)
+
+
+def started(since: dict, acting: list[int], ev) -> dict:
+    """When each seat to act after ``ev`` started its time: a new mapping (never
+    changed in place, so a proposal's table shares nothing with its original).
+    A seat keeps its start while it stays to act, unless ``ev`` is its own."""
+    return {seat: (ev.at if seat not in since or ev.actor == seat else since[seat]) for seat in acting}
+
+
+def parse_at(at: str) -> datetime:
+    return datetime.strptime(at, AT_FORMAT).replace(tzinfo=UTC)
+
+
+def format_at(moment: datetime) -> str:
+    return moment.astimezone(UTC).strftime(AT_FORMAT)
+
+
+def deadline(clock: dict | None, since_at: str | None) -> str | None:
+    """The deadline of a seat whose time started at ``since_at`` (UTC, ISO 8601)."""
+    if clock is None or since_at is None:
+        return None
+    return format_at(parse_at(since_at) + timedelta(seconds=clock["move_seconds"]))
+
+
+def reminder(clock: dict | None, since_at: str | None) -> str | None:
+    """When the seat is reminded (None without a reminder)."""
+    if clock is None or since_at is None or not clock["remind_seconds"]:
+        return None
+    return format_at(parse_at(since_at) + timedelta(seconds=clock["move_seconds"] - clock["remind_seconds"]))
+
+
+def deadlines(table) -> list[dict]:
+    """[{seat, deadline}] for every seat to act now (empty without a clock)."""
+    if table.clock is None:
+        return []
+    return [{"seat": seat, "deadline": deadline(table.clock, table.since.get(seat))}
+            for seat in table.to_act() if seat in table.since]
