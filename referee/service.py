@@ -136,7 +136,14 @@ class GameService:
 
     # ---- games -------------------------------------------------------------------
 
-    def create(self, game: str, players: list[str], options: dict | None = None) -> dict:
+    def create(self, game: str, players: list, options: dict | None = None) -> dict:
+        from referee.mail import contacts as contactsmod
+
+        # Players are names or objects {name, email, webhook, ...}: only the names
+        # go into the log; the contacts are kept private beside the record.
+        entries = contactsmod.parse_players(players)
+        players = [e["name"] for e in entries]
+        kept, webhook_secrets = contactsmod.contacts_of(entries)
         if not isinstance(game, str):
             raise MalformedMove("game must be a string", field="game")
         if not isinstance(options or {}, dict):
@@ -150,10 +157,16 @@ class GameService:
         created = Table.created_event(game, game_id, players, options, seed, stacked, salt_key=salt_key)
         table = Table.from_created(created)
         seats = [{"seat": i, "name": n, "token": new_token()} for i, n in enumerate(players)]
+        for seat in seats:  # a seat's contacts, and its webhook secret shown this once
+            seat.update({k: entries[seat["seat"]][k] for k in contactsmod.CONTACT_KEYS
+                         if k in entries[seat["seat"]]})
+            if seat["seat"] in webhook_secrets:
+                seat["webhook_secret"] = webhook_secrets[seat["seat"]]
         admin = new_token()
         tokens = {token_hash(s["token"]): s["seat"] for s in seats} | {token_hash(admin): ADMIN}
         record = GameRecord(game_id, game, created.at, list(players), tokens, seed,
-                            status=table.status, version=1, salt_key=salt_key)
+                            status=table.status, version=1, salt_key=salt_key,
+                            extra={"contacts": kept} if kept else {})
         self.store.create(record, created)
         self._remember(game_id, table)
         self.queue.enqueue_settle(game_id, table.seq)

@@ -5,7 +5,7 @@ OpenAPI document. Engine-specific parts (a move, a view) are open objects here:
 each game's docs page describes them.
 """
 
-from marshmallow import INCLUDE, RAISE, Schema, fields, validate
+from marshmallow import INCLUDE, RAISE, Schema, ValidationError, fields, validate
 
 GAMES = ["king-of-danger", "castle-danger", "king-of-the-castle", "kings-keys"]
 
@@ -15,12 +15,53 @@ class Strict(Schema):
         unknown = RAISE
 
 
+class PlayerEntry(fields.Field):
+    """A player: a name, or an object {name, email, webhook}; the service checks
+    each key (referee/mail/contacts.py) and refuses unknown ones by name."""
+
+    def __init__(self, **kw):
+        super().__init__(metadata={"oneOf": [
+            {"type": "string", "minLength": 1, "maxLength": 100},
+            {"type": "object", "required": ["name"], "properties": {
+                "name": {"type": "string", "minLength": 1, "maxLength": 100},
+                "email": {"type": "string", "format": "email", "nullable": True},
+                "webhook": {"type": "string", "format": "uri", "nullable": True,
+                            "description": "http(s); loopback and private addresses refused"}}}]}, **kw)
+
+    def _deserialize(self, value, attr, data, **kw):
+        if isinstance(value, str) and 1 <= len(value) <= 100:
+            return value
+        if isinstance(value, dict):  # its keys are checked by the service, each by name
+            return value
+        raise ValidationError("a player is a name of 1 to 100 characters or an object {name, email, webhook}")
+
+
+class Contact(Schema):
+    seat = fields.Integer()
+    name = fields.String()
+    email = fields.String(allow_none=True)
+    webhook = fields.String(allow_none=True)
+    webhook_secret = fields.String(metadata={"description": "signs this seat's webhooks (Standard "
+                                                            "Webhooks): shown only when a webhook is set"})
+
+
+class Contacts(Schema):
+    id = fields.String()
+    contacts = fields.List(fields.Nested(Contact))
+
+
+class ContactChange(Strict):
+    email = fields.String(allow_none=True, metadata={"description": "new address; null clears it"})
+    webhook = fields.String(allow_none=True, metadata={"description": "new URL (a new secret is returned); "
+                                                                      "null clears it"})
+
+
 class CreateGame(Strict):
     game = fields.String(required=True, validate=validate.OneOf(GAMES),
                          metadata={"description": "which game"})
-    players = fields.List(fields.String(validate=validate.Length(min=1, max=100)), required=True,
-                          validate=validate.Length(min=1, max=16),
-                          metadata={"description": "names, clockwise from seat 0"})
+    players = fields.List(PlayerEntry(), required=True, validate=validate.Length(min=1, max=16),
+                          metadata={"description": "clockwise from seat 0: names, or objects "
+                                                   "{name, email, webhook} (contacts are private)"})
     options = fields.Dict(keys=fields.String(), load_default=dict,
                           metadata={"description": "the game's options, plus seed, deck..."})
 
@@ -29,6 +70,9 @@ class Seat(Schema):
     seat = fields.Integer()
     name = fields.String()
     token = fields.String(metadata={"description": "bearer token acting as this seat: shown once"})
+    email = fields.String(metadata={"description": "the seat's e-mail address, if given (private)"})
+    webhook = fields.String(metadata={"description": "the seat's webhook URL, if given (private)"})
+    webhook_secret = fields.String(metadata={"description": "signs this seat's webhooks: shown once"})
 
 
 class GameCreated(Schema):

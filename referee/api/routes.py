@@ -203,3 +203,30 @@ def inbound_email(*_):
     if got["version"] is not None:
         body["expected_version"] = got["version"]
     return svc.submit(got["game"], who, body, key)
+
+
+@blp.route("/games/<game_id>/contacts", methods=["GET"])
+@blp.response(200, s.Contacts)
+@blp.doc(security=AUTH)
+@refusals(blp, 401, 403, 404, 429)
+@timed("contacts")
+def contacts(game_id):
+    """The seats' contacts (e-mail, webhook): every seat's for the admin token, its own
+    for a seat token. They are private: never in the log, its export or any view."""
+    from referee.mail import contacts as contactsmod
+
+    return contactsmod.contacts(service(), game_id, caller(game_id))
+
+
+@blp.route("/games/<game_id>/contacts/<int:seat>", methods=["PUT"])
+@blp.arguments(s.ContactChange())
+@blp.response(200, s.Contact)
+@blp.doc(security=AUTH)
+@refusals(blp, 400, 401, 403, 404, 413, 415, 429)
+@timed("contacts")
+def change_contact(args, game_id, seat):
+    """Change one seat's contacts (admin token only): keys given replace, null clears,
+    keys left out stay. A new webhook URL gets a new `webhook_secret`, shown once."""
+    from referee.mail import contacts as contactsmod
+
+    return contactsmod.change(service(), game_id, caller(game_id), seat, args)

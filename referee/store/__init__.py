@@ -109,6 +109,11 @@ class Store:
     def snapshot(self, game_id: str) -> Snapshot | None:
         return None
 
+    def put_record(self, record: GameRecord) -> None:
+        """Rewrite the game's record beside its log (its private parts, such as the
+        seats' contacts); status and version stay as the log's appends set them."""
+        ...
+
     def page(self, status: str | None = None, limit: int = 100,
              after: str | None = None) -> tuple[list[dict], str | None]:
         """One page of the listing, newest game first (by creation time, then id),

@@ -125,6 +125,10 @@ class RedisStore(Store):
         rec.status, rec.version = got[1].decode(), int(got[2])
         return rec
 
+    def put_record(self, record: GameRecord) -> None:
+        # status and version live in their own fields, so this never undoes an append
+        self.r.hset(_k(record.id, "meta"), "record", json.dumps(record.to_dict()))
+
     def raw_events(self, game_id: str, after: int = 0, limit: int | None = None) -> list[str]:
         end = -1 if limit is None else after + limit - 1
         return [b.decode() for b in self.r.lrange(_k(game_id, "log"), after, end)]

@@ -184,6 +184,11 @@ class SqliteStore(Store):
             conn.execute("INSERT OR REPLACE INTO snapshots VALUES (?, ?, ?, ?)",
                          (game_id, snapshot.seq, snapshot.code, snapshot.blob))
 
+    def put_record(self, record: GameRecord) -> None:
+        with self._write_lock:
+            self._conn().execute("UPDATE games SET record = ? WHERE id = ?",
+                                 (json.dumps(record.to_dict()), record.id))
+
     def snapshot(self, game_id: str) -> Snapshot | None:
         rows = self._conn().execute("SELECT seq, code, blob FROM snapshots WHERE game_id = ?",
                                     (game_id,)).fetchall()
