@@ -12,6 +12,7 @@ from referee import logs
 from referee.api import bodies, limits, openapi, problems
 from referee.api.ops import ops
 from referee.api.routes import blp
+from referee import web
 
 
 class ProblemApi(openapi.ProblemApi):
@@ -39,6 +40,7 @@ def create_app(service=None, config=None) -> Flask:
     api = ProblemApi(app)
     api.register_blueprint(blp)
     app.register_blueprint(ops)
+    web.install(app, api)  # pictures, pages, CORS (referee/web/)
     openapi.document(api, app)
     problems.install(app)  # after Api: our problem+json handlers replace its JSON ones
     logs.install(app)  # one JSON line per request, and X-Request-ID on every answer

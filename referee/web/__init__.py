@@ -1,0 +1,164 @@
+"""Watching: board pictures, the log in words, the pages that follow a game, CORS.
+
+- ``GET /v1/games/{id}/board.svg?at=N``: the position as a picture, for the
+  caller's view (a spectator without a token, a seat with its bearer token).
+- ``GET /v1/games/{id}/log?after=N``: the log as the caller may see it, one line of
+  words per event (the engine's ``describe`` of the event redacted for the caller).
+- ``GET /``: the games, page by page, by status; ``GET /games/{id}``: one game's
+  page (picture, players, scores, whose turn, log, live updates, stepping through
+  positions). The page works without JavaScript as the spectator's text view.
+
+The pages and pictures only ever call ``GameService`` with the caller's own
+``Caller``: they can show nothing the JSON API would not show the same caller.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+
+from flask import Blueprint as FlaskBlueprint
+from flask import Response, abort, render_template, request
+from flask_smorest import Blueprint
+from marshmallow import Schema, fields, validate
+
+from referee.api.openapi import refusals
+from referee.api.routes import AUTH, caller, service
+from referee.events import Event
+from referee.service import Caller, NoSuchGame
+from referee.web import pictures
+
+pictures_blp = Blueprint("watching", __name__, url_prefix="/v1",
+                         description="Pictures and the log in words, for watching a game")
+pictures_blp.ARGUMENTS_PARSER.DEFAULT_VALIDATION_STATUS = 400
+pages = FlaskBlueprint("pages", __name__, template_folder="templates", static_folder="static",
+                       static_url_path="/static")
+
+
+class BoardArgs(Schema):
+    at = fields.Integer(strict=False, validate=validate.Range(min=1, max=2**31 - 1),
+                        metadata={"description": "the position after event N"})
+
+
+class LogArgs(Schema):
+    after = fields.Integer(load_default=0, validate=validate.Range(min=0, max=2**31 - 1))
+    limit = fields.Integer(load_default=100, validate=validate.Range(min=1, max=1000))
+
+
+class LogLine(Schema):
+    seq = fields.Integer()
+    type = fields.String()
+    actor = fields.Raw()
+    text = fields.String(metadata={"description": "what happened, in words"})
+
+
+class Log(Schema):
+    version = fields.Integer()
+    lines = fields.List(fields.Nested(LogLine))
+
+
+def _picture(game_id: str, at: int | None) -> tuple[str, str]:
+    who = caller(game_id)
+    svc = service()
+    summary = svc.summary(game_id)
+    view = svc.view(game_id, who, at)
+    svg = pictures.draw(summary, view)
+    return svg, hashlib.sha256(svg.encode()).hexdigest()[:32]
+
+
+@pictures_blp.route("/games/<game_id>/board.svg", methods=["GET"])
+@pictures_blp.arguments(BoardArgs(), location="query")
+@pictures_blp.doc(security=AUTH, responses={"200": {
+    "description": "the position as an SVG picture, with a <title> and a <desc> (the text view)",
+    "content": {"image/svg+xml": {"schema": {"type": "string"}}}}})
+@refusals(pictures_blp, 400, 401, 404)
+def board_svg(args, game_id):
+    """The position (now, or after event `at`) as a picture, as the caller may see it."""
+    svg, etag = _picture(game_id, args.get("at"))
+    resp = Response(svg, mimetype="image/svg+xml")
+    resp.set_etag(etag)
+    # A seat's picture is for that seat only; a spectator's may sit in shared caches.
+    private = request.headers.get("Authorization") is not None
+    fixed = args.get("at") is not None  # a past position never changes
+    resp.headers["Cache-Control"] = ("private" if private else "public") + (
+        ", max-age=86400" if fixed else ", no-cache")
+    resp.headers["Vary"] = "Authorization"
+    return resp.make_conditional(request)
+
+
+def log_lines(game_id: str, who, after: int, limit: int) -> dict:
+    """The caller's events in words: each event is redacted for the caller first,
+    then described, so a line can say no more than the redacted event does."""
+    svc = service()
+    answer = svc.events(game_id, who, after, limit)
+    engine = svc.load(game_id).engine
+    lines = []
+    for ev in answer["events"]:
+        shown = Event(seq=ev["seq"], type=ev["type"], actor=ev["actor"], at=ev["at"],
+                      payload=ev["payload"])
+        try:
+            text = engine.describe(shown)
+        except (KeyError, TypeError, ValueError, IndexError):
+            # An engine that cannot describe a redacted event still gets a line.
+            text = f"{ev['actor']}: {ev['type']}"
+        lines.append({"seq": ev["seq"], "type": ev["type"], "actor": ev["actor"], "text": text})
+    return {"version": answer["version"], "lines": lines}
+
+
+@pictures_blp.route("/games/<game_id>/log", methods=["GET"])
+@pictures_blp.arguments(LogArgs(), location="query")
+@pictures_blp.response(200, Log)
+@pictures_blp.doc(security=AUTH)
+@refusals(pictures_blp, 400, 401, 404)
+def log(args, game_id):
+    """The log as the caller may see it, one line of words per event, from `after`."""
+    return log_lines(game_id, caller(game_id), args["after"], args["limit"])
+
+
+# ---- pages --------------------------------------------------------------------------
+
+STATUSES = ("active", "settling", "finished", "aborted")
+
+
+@pages.route("/")
+def index():
+    status = request.args.get("status") or None
+    if status is not None and status not in STATUSES:
+        status = None
+    after = request.args.get("after") or None
+    page = service().list_games(status, 50, after)
+    return render_template("index.html", games=page["games"], next=page["next"], status=status,
+                           statuses=STATUSES, names=pictures.names)
+
+
+@pages.route("/games/<game_id>")
+def game_page(game_id):
+    svc = service()
+    try:
+        summary = svc.summary(game_id)
+    except NoSuchGame:
+        abort(404)
+    at = request.args.get("at", type=int)
+    if at is not None and not 1 <= at <= summary["version"]:
+        at = None
+    spectator = Caller(None)  # the page itself is the spectator's; a token stays in the browser
+    view = svc.view(game_id, spectator, at)
+    lines = log_lines(game_id, spectator, 0, 1000)["lines"]
+    return render_template("game.html", summary=summary, view=view, lines=lines, at=at,
+                           names=pictures.names(summary["players"]))
+
+
+def install(app, api) -> None:
+    """Register the pages, the pictures (documented in OpenAPI) and CORS."""
+    from flask_cors import CORS
+
+    api.register_blueprint(pictures_blp)
+    app.register_blueprint(pages)
+    # CORS on the JSON API: tokens travel as bearer headers, never cookies, so a
+    # page on another site gains nothing by calling the API from a visitor's
+    # browser that it could not do itself; credentials (cookies) are never allowed.
+    origins = os.environ.get("REFEREE_CORS_ORIGINS", "*")
+    allowed = "*" if origins.strip() == "*" else [o.strip() for o in origins.split(",") if o.strip()]
+    CORS(app, resources={r"/v1/*": {"origins": allowed}}, supports_credentials=False,
+         allow_headers=["Authorization", "Content-Type", "Idempotency-Key"],
+         expose_headers=["ETag", "Retry-After", "X-Request-ID", "Location"], max_age=600)
