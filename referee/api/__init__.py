@@ -8,11 +8,10 @@ from flask import Flask
 
 import referee
 import schemas
-from referee import logs
+from referee import logs, web
 from referee.api import bodies, limits, openapi, problems
 from referee.api.ops import ops
 from referee.api.routes import blp
-from referee import web
 
 
 class ProblemApi(openapi.ProblemApi):

@@ -25,6 +25,7 @@ from marshmallow import Schema, fields, validate
 from referee.api.openapi import refusals
 from referee.api.routes import AUTH, caller, service
 from referee.events import Event
+from referee.games.base import RefereeError
 from referee.service import Caller, NoSuchGame
 from referee.web import pictures
 
@@ -126,8 +127,12 @@ def index():
     if status is not None and status not in STATUSES:
         status = None
     after = request.args.get("after") or None
-    page = service().list_games(status, 50, after)
-    return render_template("index.html", games=page["games"], next=page["next"], status=status,
+    limit = min(max(request.args.get("limit", 50, type=int), 1), 200)
+    try:
+        page = service().list_games(status, limit, after)
+    except RefereeError:  # a cursor that is not one: start again from the newest
+        page = service().list_games(status, limit, None)
+    return render_template("index.html", games=page["games"], next=page["next"], status=status, limit=limit,
                            statuses=STATUSES, names=pictures.names)
 
 
@@ -160,5 +165,6 @@ def install(app, api) -> None:
     origins = os.environ.get("REFEREE_CORS_ORIGINS", "*")
     allowed = "*" if origins.strip() == "*" else [o.strip() for o in origins.split(",") if o.strip()]
     CORS(app, resources={r"/v1/*": {"origins": allowed}}, supports_credentials=False,
+         send_wildcard=allowed == "*",
          allow_headers=["Authorization", "Content-Type", "Idempotency-Key"],
          expose_headers=["ETag", "Retry-After", "X-Request-ID", "Location"], max_age=600)
