@@ -243,13 +243,14 @@ class Problem(Schema):
                                                   "forbidden, no-such-game, version-conflict, game-over, "
                                                   "settling, too-large, unsupported-media-type, illegal-move, "
                                                   "idempotency-key-reused, not-found, method-not-allowed, "
-                                                  "too-many-requests, store-unavailable, ..."})
+                                                  "too-many-requests, store-unavailable, audits-busy, ..."})
     rule = fields.String(metadata={"description": "for illegal-move: the rule broken (each game's docs list them)"})
     field = fields.String(metadata={"description": "for malformed: the field at fault"})
     index = fields.Integer(metadata={"description": "in a batch: the move refused, from 0"})
     current_version = fields.Integer(metadata={"description": "for version-conflict and settling"})
     limit = fields.Integer(metadata={"description": "the limit exceeded"})
     accepted = fields.List(fields.String(), metadata={"description": "for unsupported-media-type: the types taken"})
+    retry_after = fields.Integer(metadata={"description": "for audits-busy: seconds to wait (as Retry-After)"})
     options = fields.List(fields.Raw(), metadata={"description": "for an ambiguous move: the choices that would "
                                                                  "make it whole (e.g. the King's Keys cards `take` "
                                                                  "may name)"})
