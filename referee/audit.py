@@ -34,7 +34,7 @@ FIELDS = {"seq", "type", "actor", "at", "payload", "prev", "salt", "hash"}
 # Referee events that are no step of the game's rules (written on an admin's or a
 # clock's say, not because the engine owed them): never part of a random step
 # taken as logged. Each is checked by a branch of its own in ``_replay``.
-NOT_STEPS = {"game-aborted"}
+NOT_STEPS = {"game-aborted", "clock-changed"}
 
 
 class Divergence(Exception):
@@ -130,6 +130,17 @@ def _replay(events: list[Event], seed: str | None, salt_key: str | None = None) 
             if ev.type == "game-aborted" and not table.over:  # see NOT_STEPS
                 derived, _ = table.propose_abort(ev.payload.get("reason", ""), at=ev.at)
                 derived[0].payload = ev.payload
+            elif ev.type == "clock-changed" and not table.over:  # an admin's change, see NOT_STEPS
+                try:
+                    derived, _ = table.propose_clock({"clock": ev.payload.get("clock")}, at=ev.at)
+                except RefereeError as err:
+                    raise Divergence(ev.seq, "bad-clock", f"event {ev.seq} sets a clock the referee "
+                                     f"refuses: {err.detail}") from None
+                derived[0].payload = {**derived[0].payload, "paused": ev.payload.get("paused")}
+                paused = ev.payload.get("paused")
+                if not isinstance(paused, bool) or (paused and ev.payload.get("clock") is None):
+                    raise Divergence(ev.seq, "bad-clock", f"event {ev.seq}: paused must be true or false, "
+                                     "and only a clock can be paused")
             elif table.due() is None:
                 raise Divergence(ev.seq, "unexpected-referee-event",
                                  f"event {ev.seq} ({ev.type}) is the referee's but no step was due")
@@ -153,7 +164,8 @@ def _replay(events: list[Event], seed: str | None, salt_key: str | None = None) 
                         table.apply(events[i], owned=True)
                         i += 1
                     continue
-            what = f"the referee's step {table.due()!r}" if ev.type != "game-aborted" else "the abort"
+            what = {"game-aborted": "the abort", "clock-changed": "the clock's change"}.get(
+                ev.type, f"the referee's step {table.due()!r}")
         else:
             raise Divergence(ev.seq, "malformed", f"event {ev.seq} has an unknown actor {ev.actor!r}")
         _same(derived, ev.actor, events[i:i + len(derived)], ev.seq, what)

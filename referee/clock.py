@@ -87,8 +87,44 @@ def reminder(clock: dict | None, since_at: str | None) -> str | None:
 
 
 def deadlines(table) -> list[dict]:
-    """[{seat, deadline}] for every seat to act now (empty without a clock)."""
-    if table.clock is None:
+    """[{seat, deadline}] for every seat to act now (empty without a clock or
+    while it is paused)."""
+    if table.clock is None or table.paused:
         return []
     return [{"seat": seat, "deadline": deadline(table.clock, table.since.get(seat))}
             for seat in table.to_act() if seat in table.since]
+
+
+# ---- the admin's tools: change or pause a clock ------------------------------------
+
+CLOCK_CHANGED = "clock-changed"
+
+
+def change_payload(current: dict | None, paused: bool, body) -> dict:
+    """The ``clock-changed`` payload an admin's body asks for: the clock and the
+    pause as they are after the change (so replaying one event is enough).
+    ``body`` is ``{"clock": {...} | null}`` or ``{"paused": true | false}``."""
+    if not isinstance(body, dict) or len(body) != 1 or not set(body) <= {"clock", "paused"}:
+        raise MalformedMove('give exactly one of {"clock": {...}} (null: no clock) or '
+                            '{"paused": true|false}', field="body")
+    if "clock" in body:
+        clock = body["clock"]
+        try:
+            return {"clock": check_clock(clock), "paused": paused}
+        except MalformedMove as err:
+            err.extra["field"] = err.extra.get("field", "clock").replace("options.clock", "clock")
+            raise
+    if not isinstance(body["paused"], bool):
+        raise MalformedMove("paused must be true or false", field="paused")
+    if current is None:
+        raise MalformedMove("this game has no clock to pause: set one with {\"clock\": {...}}",
+                            field="paused")
+    return {"clock": current, "paused": body["paused"]}
+
+
+def apply_change(table, ev) -> None:
+    """Take on a ``clock-changed`` event: the new clock and pause, and every seat
+    to act starts its time again at the change (a full ``move_seconds`` from the
+    moment the clock is set, changed or resumed)."""
+    table.clock, table.paused = ev.payload["clock"], ev.payload["paused"]
+    table.since = {seat: ev.at for seat in table.to_act()} if table.clock is not None else {}

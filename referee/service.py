@@ -111,7 +111,8 @@ def _deadlines(table: Table, seat: int | None) -> dict:
 
     out = clock.deadlines(table)
     mine = [d["deadline"] for d in out if seat is None or d["seat"] == seat]
-    return {"deadline": min(mine) if mine else None, "deadlines": out}
+    in_force = None if table.clock is None else {**table.clock, "paused": table.paused}
+    return {"deadline": min(mine) if mine else None, "deadlines": out, "clock": in_force}
 
 
 def new_game_id() -> str:
@@ -500,6 +501,28 @@ class GameService:
                 raise VersionConflict("the game moved on; try again", current_version=lost.current) from None
             table.commit(fork)
         self.queue.enqueue_settle(game_id, fork.seq)
+        return {"version": fork.seq, "events": [ev.to_dict() for ev in events]}
+
+    def admin_event(self, game_id: str, caller: Caller, what: str, propose) -> dict:
+        """Append the referee event an admin's tool asks for (``propose(table, at,
+        salt_key)`` returns the proposal), compare-and-set, while the game runs."""
+        if caller.viewer != ADMIN:
+            raise Forbidden(f"only the admin token may {what}")
+        rec = caller.record if caller.record is not None and caller.record.id == game_id else self.record(game_id)
+        with self._lock(game_id):
+            table = self.load(game_id, rec)
+            if table.over:
+                from referee.games.base import GameOver
+
+                raise GameOver("the game is already over")
+            events, fork = propose(table, utcnow(), rec.salt_secret)
+            try:
+                self.store.append(game_id, table.seq, events, status=fork.status,
+                                  snapshot=self._snapshot(fork, table.seq))
+            except Conflict as lost:
+                self.forget(game_id)
+                raise VersionConflict("the game moved on; try again", current_version=lost.current) from None
+            table.commit(fork)
         return {"version": fork.seq, "events": [ev.to_dict() for ev in events]}
 
     # ---- the referee's own steps ---------------------------------------------------

@@ -40,6 +40,7 @@ class Table:
     # time started (see referee/clock.py; replaced, never changed in place).
     clock: dict | None = None
     since: dict = field(default_factory=dict)
+    paused: bool = False
 
     # ---- making and replaying ------------------------------------------------------
 
@@ -119,6 +120,10 @@ class Table:
         """Apply an event already in the log (changes this table). The engine gets
         its own copy, so nothing it keeps can later change the logged event, unless
         the caller hands it over (``owned``: nobody else will look at ``ev``)."""
+        if ev.type == clockmod.CLOCK_CHANGED:  # the referee's own, no engine's business
+            clockmod.apply_change(self, ev)
+            self.seq, self.last_hash = ev.seq, ev.hash
+            return
         self.state = self.engine.evolve(self.state, ev if owned else ev.copy())
         if ev.type == "game-aborted":
             self.aborted = True
@@ -211,6 +216,12 @@ class Table:
                       salt_key: str | None = None) -> tuple[list[Event], Table]:
         return self._extend([Draft("game-aborted", {"reason": reason, "by": "admin"})], REFEREE, at,
                             _key(seed, salt_key))
+
+    def propose_clock(self, body, at: str | None = None, seed: str | None = None,
+                      salt_key: str | None = None) -> tuple[list[Event], Table]:
+        """The admin's change or pause of the clock (see referee/clock.py)."""
+        payload = clockmod.change_payload(self.clock, self.paused, body)
+        return self._extend([Draft(clockmod.CLOCK_CHANGED, payload)], REFEREE, at, _key(seed, salt_key))
 
     def settle_all(self, seed: str | None, at: str | None = None, limit: int = 1000,
                    salt_key: str | None = None) -> list[Event]:

@@ -94,6 +94,24 @@ def Result(**kw):  # noqa: N802 - reads as a type in the schemas below
         "description": "null while the game runs, then {winners: [seat, ...], reason, scores, ...}"}, **kw)
 
 
+class ClockInForce(Schema):
+    move_seconds = fields.Integer()
+    remind_seconds = fields.Integer()
+    on_timeout = fields.String(metadata={"description": "remind, autoplay or forfeit"})
+    paused = fields.Boolean()
+
+
+class ClockRequest(Schema):
+    """Exactly one of the two fields (checked by the service, which names the field)."""
+
+    class Meta:
+        unknown = INCLUDE
+
+    clock = fields.Raw(allow_none=True, metadata={
+        "description": "the new clock {move_seconds, remind_seconds?, on_timeout?}, or null for none"})
+    paused = fields.Raw(metadata={"description": "true to pause the clock, false to resume it"})
+
+
 class Deadline(Schema):
     seat = fields.Integer()
     deadline = fields.String(metadata={"description": "UTC, ISO 8601"})
@@ -112,6 +130,9 @@ class Summary(Schema):
     stacked = fields.Boolean()
     deadline = fields.String(allow_none=True, metadata={
         "description": "the earliest deadline of a seat to act (UTC, ISO 8601); null without a clock"})
+    clock = fields.Nested(ClockInForce, allow_none=True, metadata={
+        "description": "the clock in force (as last set or changed by the admin) and whether it is "
+                       "paused; null without a clock"})
     deadlines = fields.List(fields.Nested(lambda: Deadline()), metadata={
         "description": "each seat to act and its deadline (empty without a clock)"})
 
@@ -134,6 +155,9 @@ class View(Schema):
     deadline = fields.String(allow_none=True, metadata={
         "description": "the viewing seat's deadline if it is to act (the earliest for the admin or a "
                        "spectator); UTC, ISO 8601; null without a clock"})
+    clock = fields.Nested(ClockInForce, allow_none=True, metadata={
+        "description": "the clock in force (as last set or changed by the admin) and whether it is "
+                       "paused; null without a clock"})
     deadlines = fields.List(fields.Nested(lambda: Deadline()), metadata={
         "description": "each seat to act and its deadline (empty without a clock)"})
 

@@ -162,6 +162,20 @@ def abort(args, game_id):
     return service().abort(game_id, caller(game_id), args["reason"])
 
 
+@blp.route("/games/<game_id>/clock", methods=["POST"])
+@blp.arguments(s.ClockRequest())
+@blp.response(201, s.MoveResult)
+@blp.doc(security=AUTH)
+@refusals(blp, 400, 401, 403, 404, 409, 413, 415, 429)
+@timed("clock")
+def set_clock(args, game_id):
+    """Set, change or remove a game's clock, or pause or resume it (admin token
+    only); logged as a `clock-changed` event. Every seat to act then has a full
+    `move_seconds` from now."""
+    return service().admin_event(game_id, caller(game_id), "change the clock",
+                                 lambda table, at, key: table.propose_clock(args, at, salt_key=key))
+
+
 @blp.route("/audit", methods=["POST"])
 @blp.response(200, s.AuditReport)
 @blp.doc(requestBody={"required": True, "description": "an exported log",
