@@ -9,7 +9,7 @@ as it would be, so a refused batch or a lost compare-and-set leaves it intact.
 
 from __future__ import annotations
 
-import pickle
+import copy
 from dataclasses import dataclass, field
 
 from referee import clock as clockmod
@@ -137,9 +137,7 @@ class Table:
             self.since = clockmod.started(self.since, self.to_act(), ev)
 
     def _forked(self) -> Table:
-        # A pickle round trip is a deep copy at a fraction of copy.deepcopy's cost
-        # (states are plain dataclasses, dicts, lists and scalars).
-        return Table(**{**self.__dict__, "state": pickle.loads(pickle.dumps(self.state, -1))})
+        return Table(**{**self.__dict__, "state": copy.deepcopy(self.state)})
 
     def _extend(self, drafts: list[Draft], actor, at: str | None, salt_key: str | None,
                 fork_first: bool = True) -> tuple[list[Event], Table]:

@@ -58,6 +58,14 @@ class Cluster:
                  "--cluster-config-file", f"nodes-{port}.conf", "--save", "", "--appendonly", "no",
                  "--dir", str(d), "--loglevel", "warning"],
                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+        try:
+            self._form()
+        except BaseException:
+            self.stop()  # never leave a half-made cluster running
+            raise
+        self.url = f"redis+cluster://127.0.0.1:{self.ports[0]}"
+
+    def _form(self):
         nodes = [redis.Redis(port=p) for p in self.ports]
         for n in nodes:
             self._wait(lambda n=n: n.ping())
@@ -70,7 +78,6 @@ class Cluster:
         self._wait(lambda: all(b"cluster_state:ok" in n.execute_command("CLUSTER", "INFO")
                                and n.execute_command("CLUSTER", "INFO").count(b"cluster_known_nodes:3")
                                for n in nodes))
-        self.url = f"redis+cluster://127.0.0.1:{self.ports[0]}"
 
     @staticmethod
     def _wait(ok, seconds=30):
