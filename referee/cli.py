@@ -168,11 +168,12 @@ def cmd_replay(args) -> int:
     table = Table.from_created(events[0])
     eng = table.engine
     created = events[0].payload
+    names = [s["name"] for s in created["seats"]]
     print(f"{eng.title}: game {created['id']}, "
           + ", ".join(f"seat {s['seat']} {s['name']}" for s in created["seats"]))
     for ev in events[1:]:
         table.apply(ev)
-        print(f"[{ev.seq}] {ev.at}  {eng.describe(ev)}")
+        print(f"[{ev.seq}] {ev.at}  {eng.narrate(ev, names)}")
         if args.boards:
             print(eng.render(table.state, ADMIN))
     print()

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 
 import referee
 from referee import audit as auditmod
+from referee import narration
 from referee.events import Event, canonical, utcnow
 from referee.games import engine as engine_by_name
 from referee.games.base import ADMIN, MalformedMove, RefereeError
@@ -302,12 +303,16 @@ class GameService:
                 if at < table.seq:
                     table = Table.replay(self.store.events(game_id, limit=at), owned=True)
             body = table.engine.view(table.state, caller.viewer)
+            tail = self.store.events(game_id, after=max(0, table.seq - narration.LOOK_BACK),
+                                     limit=min(table.seq, narration.LOOK_BACK))
+            recent = narration.last_move(table.engine, tail, table.state.names,
+                                         lambda ev: self._redact(table, ev, caller.viewer)["payload"])
             return {"id": game_id, "version": table.seq, "status": table.status,
                     "to_act": table.to_act(), "seat": caller.seat,
                     "viewer": "admin" if caller.viewer == ADMIN else
                     ("spectator" if caller.viewer is None else "seat"),
                     "result": table.state.result, "view": body,
-                    "text": table.engine.render(table.state, caller.viewer),
+                    "text": narration.with_last_move(table.engine.render(table.state, caller.viewer), recent),
                     **_deadlines(table, caller.seat)}
 
     def legal(self, game_id: str, caller: Caller) -> dict:

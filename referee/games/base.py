@@ -108,6 +108,7 @@ def resign_result(state: GameState, seat: int, scores: list) -> dict:
 
 
 _SPLIT = re.compile(r"[;\n]+")
+_SEAT = re.compile(r"\b[Ss]eat (\d+)\b")
 
 
 class Engine:
@@ -192,8 +193,18 @@ class Engine:
 
         return json.dumps(self.view(state, viewer), indent=1, sort_keys=True)
 
+    def narrate(self, event: Event, names: list[str]) -> str:
+        """``describe`` with the players' names for seat numbers ("Ann plays Z5"),
+        for notices, pages and replays. Hand it the event as the reader may see it
+        (``redact``ed): it says nothing the payload does not."""
+        def name(m: re.Match) -> str:
+            n = int(m.group(1))
+            return names[n] if 0 <= n < len(names) else m.group(0)
+
+        return _SEAT.sub(name, self.describe(event))
+
     def describe(self, event: Event) -> str:
-        """One line saying what an event was, for ``referee replay``."""
+        """One line saying what an event was, seats by number (see ``narrate``)."""
         p = event.payload
         if "move" in p:
             return f"seat {event.actor}: {self.format(p['move'])}"

@@ -54,6 +54,11 @@ def render(view: dict, names: list[str], viewer) -> str:
     who = f"{view['colours'][seat].capitalize()} (seat {seat}, {names[seat]})"
     if view["result"] is not None:
         lines.append(f"Game over: {view['result']['reason']}")
+    elif view.get("turn_over"):
+        # the turn just ended: it is the one counted last, and nobody moves yet
+        limit = f" of {view['turn_limit']}" if view["turn_limit"] else ""
+        lines.append(f"Turn {view['turns'][seat]}{limit} of {who} has ended; "
+                     f"{names[1 - seat]} plays next")
     else:
         limit = f" of {view['turn_limit']}" if view["turn_limit"] else ""
         left = view["moves_left"]

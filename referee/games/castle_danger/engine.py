@@ -41,6 +41,7 @@ class CastleDanger(Engine):
     name = "castle-danger"
     title = "Castle Danger"
     min_players = max_players = 2
+    version = 2  # 2: turn_over
 
     # ---- options and start -------------------------------------------------------
 
@@ -146,9 +147,10 @@ class CastleDanger(Engine):
                 state.reveals += 1
         elif kind == "turn-ended":
             state.turns[p["seat"]] = p["turn"]
+            state.turn_over = True
         elif kind == "turn-begun":
             seat = p["seat"]
-            state.turn, state.moves_left = seat, p["moves"]
+            state.turn, state.moves_left, state.turn_over = seat, p["moves"], False
             state.actions = state.reveals = 0
             state.fire = {sq: s for sq, s in state.fire.items() if sq not in p["fire_out"]}
             for piece in state.pieces.values():
@@ -218,6 +220,7 @@ class CastleDanger(Engine):
             "edition": opts["edition"], "variant": opts["variant"],
             "turn_limit": opts["turn_limit"], "colours": colours(opts),
             "turn": state.turn, "moves_left": state.moves_left, "turns": list(state.turns),
+            "turn_over": state.turn_over,
             "actions_this_turn": state.actions, "reveals_this_turn": state.reveals,
             "portals": list(board.PORTALS), "pieces": pieces, "walls": list(state.walls),
             "fire": dict(sorted(state.fire.items())), "supply": supply,

@@ -21,6 +21,9 @@ class CastleState(GameState):
     actions: int = 0  # actions taken so far this turn (an add must be the first)
     reveals: int = 0  # opposing hidden pieces revealed so far this turn
     turns: list = field(default_factory=lambda: [0, 0])  # turns finished, by seat
+    # Between a turn's end and the next turn's beginning (both written by one move,
+    # but a replay or `?at=` can stop between them): the turn shown has ended.
+    turn_over: bool = False
 
 
 def initial(players: int, options: dict, names: list[str]) -> CastleState:

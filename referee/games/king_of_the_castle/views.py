@@ -110,14 +110,24 @@ def render(state, viewer) -> str:
                  + f"; dead: {' '.join(v['personality_discard']) or '-'}")
     lines.append(f"Event deck: {v['event_deck_size']} cards; discard pile ({v['event_discard_size']}): "
                  f"{', '.join(v['event_discard']) or '-'}")
-    lines.append("Hands: " + ", ".join(f"seat {s} {n}" for s, n in enumerate(v["hand_sizes"])))
+    names = state.names
+    lines.append("Hands: " + ", ".join(f"{names[s]} {n}" for s, n in enumerate(v["hand_sizes"])))
     if "hand" in v:
         lines.append(f"Your hand: {', '.join(v['hand']) or '-'}; your squires: "
                      f"{' '.join(v['squires']) if v['squires'] else 'not chosen yet'}")
+    if state.stage == "choose":
+        waiting = [names[s] for s in range(state.players) if state.squires[s] is None]
+        lines.append(f"Choosing squires: waiting for {', '.join(waiting)}")
     if v["window"]:
-        lines.append(f"Waiting for seat {v['window']['asking']} to answer the {v['window']['kind']} threat")
+        threat = v["threat"] or {}
+        at_stake = ([_man(m) for m in threat.get("deaths", [])] if v["window"]["kind"] == "death"
+                    else [f"{d['card']} of castle {d['castle']}" for d in threat.get("discards", [])])
+        played_by = names[threat["actor"]] if "actor" in threat else "a player"
+        lines.append(f"{played_by}'s card threatens {', '.join(at_stake)}: waiting for "
+                     f"{names[v['window']['asking']]} to answer ({v['window']['kind']} threat: "
+                     f"{'react lucky-escape' if v['window']['kind'] == 'death' else 'react not-that-bad'} or pass)")
     elif state.stage == "play" and state.turn is not None:
-        lines.append(f"Seat {state.turn} to play (turn {state.turns_taken[state.turn] + 1})")
+        lines.append(f"{names[state.turn]} to play (turn {state.turns_taken[state.turn] + 1})")
     if state.result:
         lines.append(f"Game over: {state.result['reason']}; scores {state.result['scores']}")
     return "\n".join(lines)
@@ -135,7 +145,8 @@ def describe(event, fmt) -> str:
         "drew": lambda: f"seat {p['seat']} draws {p['count']}" + (f": {', '.join(p['cards'])}" if "cards" in p and p["purpose"] == "sudden" else ""),
         "draw-short": lambda: f"seat {p['seat']} cannot draw {p['missing']} more: no cards left",
         "reshuffled": lambda: "the discard pile is shuffled into a new event deck",
-        "window-opened": lambda: f"the {p['kind']} may be answered; asking seats {p['queue']}",
+        "window-opened": lambda: f"the {p['kind']} may be answered; asking "
+                                 + (", ".join(f"seat {q}" for q in p["queue"]) or "nobody"),
         "declined": lambda: f"seat {p['seat']} lets it pass" + (" (standing answer)" if p.get("standing") else ""),
         "died": lambda: "dies: " + ", ".join(f"{m['man']} ({m['post']})" for m in p["men"]),
         "promoted": lambda: f"{p['man']} becomes {p['post']}" + (f" of castle {p['castle']}" if p["castle"] else ""),
