@@ -303,8 +303,9 @@ class GameService:
                 if at < table.seq:
                     table = Table.replay(self.store.events(game_id, limit=at), owned=True)
             body = table.engine.view(table.state, caller.viewer)
-            tail = self.store.events(game_id, after=max(0, table.seq - narration.LOOK_BACK),
-                                     limit=min(table.seq, narration.LOOK_BACK))
+            # (event 1, the game's creation, is never a move: the tail starts after it)
+            after = max(1, table.seq - narration.LOOK_BACK)
+            tail = self.store.events(game_id, after=after, limit=table.seq - after) if table.seq > 1 else []
             recent = narration.last_move(table.engine, tail, table.state.names,
                                          lambda ev: self._redact(table, ev, caller.viewer)["payload"])
             return {"id": game_id, "version": table.seq, "status": table.status,
