@@ -307,3 +307,77 @@ def test_option_numbers_out_of_range_are_400_naming_the_option(client, game, pla
     r = client.post("/v1/games", json={"game": game, "players": [f"p{i}" for i in range(players)],
                                        "options": options})
     assert r.status_code == 400 and r.json["field"] == field, r.json
+
+
+# ---- the hostile shapes, generated -------------------------------------------------------
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+# Integers on both sides of every store's and engine's range, text with lone
+# surrogates (sent as raw JSON escapes), and values nested far deeper than any move.
+huge_ints = st.integers(-(2**80), 2**80) | st.sampled_from([2**63 - 2, 2**63 - 1, 2**63, 2**64, -(2**63) - 1])
+# One surrogate alone (two in a row may make a valid pair, which is ordinary text).
+lone = st.characters(min_codepoint=0xD800, max_codepoint=0xDFFF)
+hostile_text = st.builds(lambda a, s, b: a + s + b, st.text(max_size=4), lone, st.text(max_size=4))
+leaves = huge_ints | hostile_text | st.text(max_size=6) | st.none()
+nested = st.builds(lambda depth, leaf: "[" * depth + json.dumps(leaf) + "]" * depth,
+                   st.integers(100, 6000), st.integers(0, 9))
+
+
+def encode(value) -> str:
+    """JSON text that keeps lone surrogates as \\u escapes (what a hostile client sends)."""
+    return json.dumps(value, ensure_ascii=True)
+
+
+hostile_bodies = st.one_of(
+    st.builds(lambda v: encode({"move": {"type": "play", "card": v}}), leaves),
+    st.builds(lambda v: encode({"text": v}), hostile_text),
+    st.builds(lambda v, m: encode({"move": m, "expected_version": v}), huge_ints,
+              st.fixed_dictionaries({"type": st.just("play")})),
+    st.builds(lambda v: encode({"moves": [{"type": "play", "seq": v}]}), huge_ints),
+    st.builds(lambda n: '{"move": ' + n + "}", nested),
+    nested,
+)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+@given(body=hostile_bodies, key=st.none() | hostile_text | st.text(max_size=8))
+def test_generated_hostile_moves_get_a_clear_4xx_and_change_nothing(client, kod, body, key):
+    seat = kod.summary()["to_act"][0]
+    before = kod.export()
+    headers = kod.auth(seat)
+    if key is not None:
+        # A header is Latin-1 on the wire; a surrogate cannot even be sent, so it is
+        # replaced the way a careless client library would.
+        headers["Idempotency-Key"] = key.encode("utf-8", "surrogatepass").decode("latin-1")
+    r = raw_post(client, f"/v1/games/{kod.id}/moves", body, **headers)
+    assert 400 <= r.status_code < 500, (r.status_code, r.get_data()[:300])
+    assert r.mimetype == "application/problem+json" and r.json["code"]
+    assert kod.export() == before
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+@given(field=st.sampled_from(["after", "limit", "at"]), value=huge_ints | hostile_text)
+def test_generated_query_numbers_are_checked_before_any_store(client, kod, field, value):
+    path = "/view" if field == "at" else "/events"
+    r = kod.get(path, **{field: value.encode("utf-8", "surrogatepass").decode("latin-1")
+                         if isinstance(value, str) else value})
+    if r.status_code == 200:  # a number inside the range is an ordinary read
+        assert isinstance(value, int) and 0 <= value < 2**62
+    else:
+        assert r.status_code == 400 and r.mimetype == "application/problem+json"
+        assert r.json["field"] == field
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
+@given(name=hostile_text, seed=huge_ints)
+def test_generated_hostile_creations_are_400(client, name, seed):
+    body = encode({"game": "kings-keys", "players": ["Ann", name, "Cy"]})
+    r = raw_post(client, "/v1/games", body)
+    assert r.status_code == 400 and r.json["field"] == "players[1]", r.get_data()[:300]
+    r = raw_post(client, "/v1/games", encode({"game": "kings-keys", "players": ["A", "B", "C"],
+                                              "options": {"turn_limit": seed}}))
+    assert r.status_code in (201, 400), r.get_data()[:300]
+    if r.status_code == 400:
+        assert r.json["field"]
