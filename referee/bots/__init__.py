@@ -1,0 +1,63 @@
+"""Bots: seats the referee plays itself, and the move a timed-out seat is given.
+
+A bot decides from exactly what its seat may know: the seat's view
+(``engine.view(state, seat)``) and its legal moves (``engine.legal``, which
+depends only on what the seat sees), plus the referee's seeded randomness
+(``referee.rng.Rng``), so an audit that knows the seed re-derives every bot move.
+
+Two kinds:
+
+* ``random``: a uniformly random legal move, never resigning.
+* ``basic``: a short strategy per game, one module per game in this package
+  (``referee/bots/<game>.py``, each a ``choose(view, legal, rng)`` function).
+
+The one call other layers use (the clock's ``on_timeout: autoplay`` included)::
+
+    referee.bots.choose(kind, table, seat, rng) -> move dict
+"""
+
+from __future__ import annotations
+
+import importlib
+
+KINDS = ("random", "basic")
+
+_MODULES = {
+    "king-of-danger": "king_of_danger",
+    "castle-danger": "castle_danger",
+    "king-of-the-castle": "king_of_the_castle",
+    "kings-keys": "kings_keys",
+}
+
+
+class NoMove(Exception):
+    """The seat has nothing to do now (not its turn, or the game is over)."""
+
+
+def candidates(engine, state, seat: int) -> list[dict]:
+    """The legal moves a bot may pick from: every legal move except resigning."""
+    return [m for m in engine.legal(state, seat) if m["type"] != "resign"]
+
+
+def choose_from(kind: str, game: str, view: dict, legal: list[dict], rng) -> dict:
+    """The bot's move given only the seat's view and its legal moves."""
+    if kind not in KINDS:
+        raise ValueError(f"unknown bot kind {kind!r}; one of {', '.join(KINDS)}")
+    if not legal:
+        raise NoMove("no legal move for this seat now")
+    if kind == "random":
+        return rng.choice(legal)
+    module = importlib.import_module(f"referee.bots.{_MODULES[game]}")
+    return module.choose(view, legal, rng)
+
+
+def choose(kind: str, table, seat: int, rng) -> dict:
+    """The move a ``kind`` bot makes for ``seat`` at ``table`` now.
+
+    ``rng`` is a ``referee.rng.Rng`` for the event the move will be logged as
+    (``Rng(seed, seq)``), so the same log and seed give the same move. Raises
+    ``NoMove`` when the seat has no move to make. Reads nothing of the state
+    beyond the seat's view and legal moves."""
+    engine = table.engine
+    view = engine.view(table.state, seat)
+    return choose_from(kind, engine.name, view, candidates(engine, table.state, seat), rng)
