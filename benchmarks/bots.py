@@ -36,8 +36,11 @@ def one_game(game: str, players: int, basic_seat: int, seed: str,
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--games", type=int, default=200)
+    ap.add_argument("--game", action="append", help="only these games")
     args = ap.parse_args(argv)
     for game, players in GAMES:
+        if args.game and game not in args.game:
+            continue
         wins = 0
         for i in range(args.games):
             seat = i % players

@@ -1,40 +1,61 @@
-"""King of Danger, basic: build on Walls tricks, dodge Cannons tricks by winning.
+"""King of Danger, basic: win tricks cheaply, throw away cheaply.
 
-Walls tricks give points (more to the winner), Cannons tricks cost every
-non-winner a point, so the bot tries to win every trick, preferring Walls:
+Walls tricks give points (more to the winner) and Cannons tricks cost every
+non-winner a point, so winning a trick is always worth having, but a high card
+spent where a low one would do is wasted. The bot:
 
-* leading, it leads its strongest Walls card (a Wizard calls Walls); a lone
-  King of Danger is kept for later;
-* following a Walls trick, it plays its highest Walls card (even a losing one
-  scores a point), else its strongest card;
-* following a Cannons trick, it plays its strongest card, hoping to win and lose
-  nothing; the King of Danger wins any trick.
-
-Strength: the King of Danger first, then the other Kings, then by number.
+* following, plays the lowest card that would win the trick as it stands (the
+  King of Danger always does; another King does when a card of its kind is on
+  the trick; otherwise a Walls/Cannons card of the trick suit or a Wizard above
+  the best number there); when nothing wins, it plays its lowest card (on a
+  Walls trick its lowest Walls card still gains a point);
+* leading, plays its highest numbered card, a Wizard naming Walls, keeping its
+  Kings for tricks they are sure to win.
 """
 
 from __future__ import annotations
 
+KIND = {"KW": "W", "KC": "C", "KZ": "Z"}
 
-def _strength(card: str) -> int:
+
+def _number(card: str) -> int:
+    return 0 if card[0] == "K" else int(card[1:])
+
+
+def _wins(card: str, trick: list[str], suit: str | None) -> bool:
+    if "KD" in trick:
+        return False
     if card == "KD":
-        return 100
+        return True
     if card[0] == "K":
-        return 50
-    return int(card[1:])
+        return any(c[0] == KIND[card] for c in trick)
+    if any(c[0] == "K" and any(o[0] == KIND[c] for o in trick) for c in trick):
+        return False  # a King already holds this trick
+    letter = {"walls": "W", "cannons": "C"}.get(suit or "")
+    if card[0] not in (letter, "Z"):
+        return False
+    best = max((_number(c) for c in trick if c[0] in (letter, "Z")), default=0)
+    return _number(card) > best
 
 
-def _score(move: dict, suit: str | None) -> tuple:
-    card = move["card"]
-    walls = card[0] == "W" or move.get("suit") == "walls"
-    if suit is None:  # leading
-        return (walls and card != "KD", card[0] != "K", _strength(card))
-    if suit == "walls":
-        return (card[0] == "W", _strength(card))
-    return (0, _strength(card))
+def _cost(card: str) -> int:
+    """How much the bot minds spending a card: Kings most, then by number."""
+    return {"KD": 100}.get(card, 50 if card[0] == "K" else _number(card))
 
 
 def choose(view: dict, legal: list[dict], rng) -> dict:
+    trick = [card for _seat, card in (view.get("trick") or {}).get("cards", [])]
     suit = (view.get("trick") or {}).get("suit")
-    best = max(_score(m, suit) for m in legal)
-    return rng.choice([m for m in legal if _score(m, suit) == best])
+    if not trick:
+        best = max((m for m in legal if m["card"][0] != "K" and m.get("suit") != "cannons"),
+                   key=lambda m: _number(m["card"]), default=None)
+        if best is not None:
+            top = [m for m in legal if m["card"] == best["card"] and m.get("suit") != "cannons"]
+            return rng.choice(top)
+        return rng.choice(legal)
+    winning = [m for m in legal if _wins(m["card"], trick, suit)]
+    pool = winning or legal
+    if not winning and suit == "walls" and any(m["card"][0] == "W" for m in legal):
+        pool = [m for m in legal if m["card"][0] == "W"]
+    low = min(_cost(m["card"]) for m in pool)
+    return rng.choice([m for m in pool if _cost(m["card"]) == low])
