@@ -27,6 +27,17 @@ def _metrics_across_processes() -> str | None:
     return path
 
 
+def _start_sender(service) -> None:
+    """The notice sender (referee/mail/sending.py) as a thread of this process: in
+    embedded mode here, with RQ in `referee worker`. Several senders may run; each
+    notice is claimed before it is sent."""
+    import os
+
+    from referee.mail import sending
+
+    sending.start_sender(service, float(os.environ.get("REFEREE_SEND_INTERVAL", "1")))
+
+
 def cmd_serve(args) -> int:
     import os
     import shutil
@@ -41,7 +52,10 @@ def cmd_serve(args) -> int:
         from referee.api import create_app
         from referee.config import build_service
 
-        app = create_app(build_service(config))
+        service = build_service(config)
+        app = create_app(service)
+        if config.queue == "inline":
+            _start_sender(service)
         app.run(host=args.host, port=args.port, threaded=True)
         return 0
     own_metrics_dir = _metrics_across_processes()
@@ -67,7 +81,10 @@ def cmd_serve(args) -> int:
             self.cfg.set("child_exit", child_exit)
 
         def load(self):
-            return create_app(build_service(config))
+            service = build_service(config)
+            if config.queue == "inline":  # with RQ, `referee worker` sends
+                _start_sender(service)
+            return create_app(service)
 
     print(f"referee: serving on http://{args.host}:{args.port} (store {config.store}, "
           f"jobs {'in-process' if config.queue == 'inline' else config.queue}); API docs at /docs",
@@ -102,12 +119,17 @@ def cmd_worker(args) -> int:
     # The jobs build their own service from the environment: hand them ours.
     os.environ["REFEREE_STORE"], os.environ["REFEREE_QUEUE"] = config.store, config.queue
     pause = 0.5
+    sender = None
     while True:
         # Redis may go away (a restart, a failover) and come back: the worker waits
         # and starts again instead of dying, so jobs resume by themselves. A job cut
         # short is retried (RQ's Retry), and every job is idempotent.
         try:
-            swept = build_service(config).sweep()
+            service = build_service(config)
+            swept = service.sweep()
+            if sender is None:
+                _start_sender(service)
+                sender = True
             pause = 0.5  # reached again: the next outage starts its backoff afresh
             if swept:
                 print(f"referee worker: {swept} game(s) left settling were queued again", file=sys.stderr)

@@ -25,6 +25,12 @@ class InlineQueue:
         except Exception:  # logged; the game stays "settling" and the next read retries it
             pass
 
+    def enqueue_notices(self, game_id: str) -> None:
+        from referee.mail import outbox
+
+        with logs.job("notices", game_id, mode="inline") as line:
+            line["queued"] = len(outbox.sweep(self.service, game_id))
+
 
 class RQQueue:
     """Jobs for `referee worker`, through RQ on Redis."""
@@ -63,6 +69,16 @@ class RQQueue:
         self.rq.enqueue("workers.jobs.settle", game_id, job_id=job_id, job_timeout=120,
                         retry=Retry(max=5, interval=[1, 2, 5, 10, 30]),
                         description=f"settle game {game_id}", result_ttl=600, failure_ttl=86400)
+
+
+    def enqueue_notices(self, game_id: str) -> None:
+        """Queue the job that writes the game's due notices into the outbox (the
+        outbox's ids make a job run twice harmless)."""
+        from rq import Retry
+
+        self.rq.enqueue("workers.jobs.notices", game_id, job_timeout=120,
+                        retry=Retry(max=5, interval=[1, 2, 5, 10, 30]),
+                        description=f"notices of game {game_id}", result_ttl=600, failure_ttl=86400)
 
 
 def make_queue(url: str):

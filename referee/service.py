@@ -447,6 +447,8 @@ class GameService:
             metrics.moves.labels(table.engine.name).inc(len(moves))
             if fork.due() is not None:
                 self.queue.enqueue_settle(game_id, fork.seq)
+            else:
+                self.notify(game_id, rec)
             return answer
         raise VersionConflict("the game is too busy; try again", current_version=table.seq)
 
@@ -507,6 +509,7 @@ class GameService:
                 raise VersionConflict("the game moved on; try again", current_version=lost.current) from None
             table.commit(fork)
         self.queue.enqueue_settle(game_id, fork.seq)
+        self.notify(game_id)
         return {"version": fork.seq, "events": [ev.to_dict() for ev in events]}
 
     def admin_event(self, game_id: str, caller: Caller, what: str, propose) -> dict:
@@ -542,6 +545,8 @@ class GameService:
             with self._lock(game_id):
                 table = self.load(game_id)
                 if table.due() is None:
+                    if written:
+                        self.notify(game_id)
                     return written
                 rec = self.record(game_id)
                 events, fork = table.propose_step(rec.seed, at=utcnow(), salt_key=rec.salt_secret)
@@ -554,6 +559,16 @@ class GameService:
                 table.commit(fork)
                 written += len(events)
         raise RuntimeError(f"game {game_id}: referee steps did not come to rest")
+
+    def notify(self, game_id: str, rec: GameRecord | None = None) -> None:
+        """The log moved on: queue the notices it makes due (referee/mail/outbox.py),
+        only for games with a contact to tell. Never fails the move that led here."""
+        try:
+            rec = self.record(game_id) if rec is None else rec
+            if rec.extra.get("contacts"):
+                self.queue.enqueue_notices(game_id)
+        except Exception:  # the sender's start-up sweep catches up on what is missed
+            pass
 
     def sweep(self) -> int:
         """Enqueue the step of every game left settling (run when a worker starts)."""

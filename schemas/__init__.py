@@ -56,6 +56,24 @@ class ContactChange(Strict):
                                                                       "null clears it"})
 
 
+class Notice(Schema):
+    id = fields.String(metadata={"description": "GAME.SEAT.VERSION.REASON: also the e-mail's Message-ID "
+                                                "and the webhook-id"})
+    seat = fields.Integer()
+    version = fields.Integer(metadata={"description": "the game's version the notice was written at"})
+    reason = fields.String(metadata={"description": "turn, game-over, reminder, timeout, refused or show"})
+    state = fields.String(metadata={"description": "pending or sent"})
+    attempts = fields.Integer()
+    error = fields.String(allow_none=True, metadata={"description": "the last delivery's failure"})
+    created = fields.String()
+    next_try = fields.String(allow_none=True)
+
+
+class Notices(Schema):
+    id = fields.String()
+    notices = fields.List(fields.Nested(Notice))
+
+
 class CreateGame(Strict):
     game = fields.String(required=True, validate=validate.OneOf(GAMES),
                          metadata={"description": "which game"})

@@ -23,3 +23,13 @@ def settle(game_id: str) -> int:
     with logs.job("settle", game_id, mode="rq") as line:
         line["appended"] = service().settle(game_id)
     return line["appended"]
+
+
+def notices(game_id: str) -> int:
+    """Write the notices the game's log makes due into the outbox."""
+    from referee import logs
+    from referee.mail import outbox
+
+    with logs.job("notices", game_id, mode="rq") as line:
+        line["queued"] = len(outbox.sweep(service(), game_id))
+    return line["queued"]

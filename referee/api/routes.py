@@ -203,14 +203,20 @@ def audit(*_):
 def inbound_email(*_):
     """Moves sent by e-mail, applied as the seat whose token the message carries.
 
-    The game is named by `referee+GAMEID@...` or `[GAMEID]` in the subject; the
-    token on a line `token: ...`; the moves are the other lines, in the game's
-    notation. A message delivered twice (same Message-ID) is applied once."""
+    Sent to a seat's reply address from a notice, `referee+GAME.SEAT.KEY@...`, it
+    needs no token; else the game is named by `referee+GAMEID@...` or `[GAMEID]` in
+    the subject and the token is on a line `token: ...`. The moves are the other
+    lines, in the game's notation. A message delivered twice (same Message-ID) is applied once."""
     from referee import mail
 
     got = mail.read(request.get_data())
     svc = service()
-    who = svc.caller(got["game"], got["token"])
+    if got["key"] is not None and got["token"] is None:
+        from referee.mail import sending
+
+        who = sending.caller_by_reply_key(svc, got["game"], got["seat"], got["key"])
+    else:
+        who = svc.caller(got["game"], got["token"])
     # Message-IDs can be long; their hash is the idempotency key
     key = "mail:" + hashlib.sha256(got["message_id"].encode()).hexdigest() if got["message_id"] else None
     body = {"text": got["text"]}
@@ -244,3 +250,16 @@ def change_contact(args, game_id, seat):
     from referee.mail import contacts as contactsmod
 
     return contactsmod.change(service(), game_id, caller(game_id), seat, args)
+
+
+@blp.route("/games/<game_id>/notices", methods=["GET"])
+@blp.response(200, s.Notices)
+@blp.doc(security=AUTH)
+@refusals(blp, 401, 403, 404, 429)
+@timed("notices")
+def notices(game_id):
+    """The game's notices and their delivery state (admin token only): `pending`
+    (with its next try and the last error) or `sent`."""
+    from referee.mail import outbox
+
+    return outbox.listing(service(), game_id, caller(game_id))

@@ -17,6 +17,8 @@ import re
 from referee.games.base import MalformedMove
 
 GAME_IN_ADDRESS = re.compile(r"\+([A-Za-z0-9]{6,32})@")
+# A seat's reply address from a notice: referee+GAME.SEAT.KEY@domain
+SEAT_IN_ADDRESS = re.compile(r"\+([A-Za-z0-9]{6,32})\.(\d{1,2})\.([0-9a-f]{20})@")
 GAME_IN_SUBJECT = re.compile(r"\[([A-Za-z0-9]{6,32})\]")
 TOKEN_LINE = re.compile(r"^\s*token\s*:\s*(\S+)\s*$", re.IGNORECASE)
 VERSION_LINE = re.compile(r"^\s*#\s*(\d{1,10})\s*$")
@@ -68,8 +70,15 @@ def read(raw: bytes) -> dict:
         msg = email.message_from_bytes(raw, policy=email.policy.default)
     except Exception as err:  # the parser is lenient; this is only a last resort
         raise MalformedMove(f"not an e-mail message: {err}", field="body") from None
-    game = None
+    game = seat = key = None
     for header in ("To", "Delivered-To", "X-Original-To", "Cc"):
+        found = SEAT_IN_ADDRESS.search(str(msg.get(header, "")))
+        if found:
+            game, seat, key = found.group(1), int(found.group(2)), found.group(3)
+            break
+    for header in ("To", "Delivered-To", "X-Original-To", "Cc"):
+        if game is not None:
+            break
         found = GAME_IN_ADDRESS.search(str(msg.get(header, "")))
         if found:
             game = found.group(1)
@@ -109,5 +118,6 @@ def read(raw: bytes) -> dict:
     text = "\n".join(lines).strip()
     if not text:
         raise MalformedMove("the message holds no move", field="body")
-    return {"game": game, "token": tokens[0] if tokens else None, "text": text, "version": version,
+    return {"game": game, "seat": seat, "key": key,
+            "token": tokens[0] if tokens else None, "text": text, "version": version,
             "message_id": str(msg.get("Message-ID", "")).strip() or None}
