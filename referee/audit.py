@@ -34,7 +34,7 @@ FIELDS = {"seq", "type", "actor", "at", "payload", "prev", "salt", "hash"}
 # Referee events that are no step of the game's rules (written on an admin's or a
 # clock's say, not because the engine owed them): never part of a random step
 # taken as logged. Each is checked by a branch of its own in ``_replay``.
-NOT_STEPS = {"game-aborted", "clock-changed"}
+NOT_STEPS = {"game-aborted", "clock-changed", "seat-replaced"}
 
 
 class Divergence(Exception):
@@ -130,6 +130,15 @@ def _replay(events: list[Event], seed: str | None, salt_key: str | None = None) 
             if ev.type == "game-aborted" and not table.over:  # see NOT_STEPS
                 derived, _ = table.propose_abort(ev.payload.get("reason", ""), at=ev.at)
                 derived[0].payload = ev.payload
+            elif ev.type == "seat-replaced" and not table.over:  # an admin's change, see NOT_STEPS
+                p = ev.payload if isinstance(ev.payload, dict) else {}
+                seat, name = p.get("seat"), p.get("name")
+                if (set(p) != {"seat", "name"} or not isinstance(seat, int) or isinstance(seat, bool)
+                        or not 0 <= seat < len(events[0].payload["seats"])
+                        or not isinstance(name, str) or not 1 <= len(name) <= 100):
+                    raise Divergence(ev.seq, "bad-seat-replaced", f"event {ev.seq} must name a seat of "
+                                     "the game and a new name of 1 to 100 characters, and nothing else")
+                derived = [ev]
             elif ev.type == "clock-changed" and not table.over:  # an admin's change, see NOT_STEPS
                 try:
                     derived, _ = table.propose_clock({"clock": ev.payload.get("clock")}, at=ev.at)
@@ -164,7 +173,8 @@ def _replay(events: list[Event], seed: str | None, salt_key: str | None = None) 
                         table.apply(events[i], owned=True)
                         i += 1
                     continue
-            what = {"game-aborted": "the abort", "clock-changed": "the clock's change"}.get(
+            what = {"game-aborted": "the abort", "clock-changed": "the clock's change",
+                     "seat-replaced": "the seat's replacement"}.get(
                 ev.type, f"the referee's step {table.due()!r}")
         else:
             raise Divergence(ev.seq, "malformed", f"event {ev.seq} has an unknown actor {ev.actor!r}")

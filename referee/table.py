@@ -19,6 +19,8 @@ from referee.games import engine as engine_by_name
 from referee.games.base import Engine, GameState, MalformedMove, RefereeError
 
 REVEAL_SEED = "reveal-seed"
+# An admin gave a seat to a new player (referee/seats.py): nothing changes in play.
+SEAT_REPLACED = "seat-replaced"
 
 
 class Settling(RefereeError):
@@ -120,8 +122,9 @@ class Table:
         """Apply an event already in the log (changes this table). The engine gets
         its own copy, so nothing it keeps can later change the logged event, unless
         the caller hands it over (``owned``: nobody else will look at ``ev``)."""
-        if ev.type == clockmod.CLOCK_CHANGED:  # the referee's own, no engine's business
-            clockmod.apply_change(self, ev)
+        if ev.type in (clockmod.CLOCK_CHANGED, SEAT_REPLACED):  # the referee's own, no engine's business
+            if ev.type == clockmod.CLOCK_CHANGED:
+                clockmod.apply_change(self, ev)
             self.seq, self.last_hash = ev.seq, ev.hash
             return
         self.state = self.engine.evolve(self.state, ev if owned else ev.copy())

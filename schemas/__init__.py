@@ -130,6 +130,26 @@ class ClockRequest(Schema):
     paused = fields.Raw(metadata={"description": "true to pause the clock, false to resume it"})
 
 
+class ReplaceSeat(Schema):
+    """Checked by the service as a player entry at creation (which names the field)."""
+
+    class Meta:
+        unknown = INCLUDE
+
+    name = fields.Raw(required=True, metadata={"description": "the new player's name, 1 to 100 characters"})
+    email = fields.Raw(metadata={"description": "the new player's e-mail address (private)"})
+    webhook = fields.Raw(metadata={"description": "the new player's webhook URL (private)"})
+
+
+class SeatReplaced(Schema):
+    seat = fields.Integer()
+    name = fields.String()
+    token = fields.String(metadata={"description": "the seat's new token (the old one no longer works)"})
+    webhook_secret = fields.String(metadata={"description": "the new webhook's secret, when one is given"})
+    version = fields.Integer()
+    events = fields.List(fields.Raw())
+
+
 class Deadline(Schema):
     seat = fields.Integer()
     deadline = fields.String(metadata={"description": "UTC, ISO 8601"})

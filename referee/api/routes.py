@@ -176,6 +176,25 @@ def set_clock(args, game_id):
                                  lambda table, at, key: table.propose_clock(args, at, salt_key=key))
 
 
+@blp.route("/games/<game_id>/seats/<int:seat>/replace", methods=["POST"])
+@blp.arguments(s.ReplaceSeat())
+@blp.response(201, s.SeatReplaced)
+@blp.doc(security=AUTH, parameters=[{"in": "header", "name": "Idempotency-Key", "required": False,
+                                     "schema": {"type": "string"},
+                                     "description": "a retry with the same key replaces the seat once "
+                                                    "and gets the same new token back"}])
+@refusals(blp, 400, 401, 403, 404, 409, 413, 415, 422, 429)
+@timed("replace")
+def replace_seat(args, game_id, seat):
+    """Give a seat to a new player (admin token only): a new token (the old one
+    stops working at once), new contacts, and a `seat-replaced` event in the log
+    with the new name only."""
+    from referee import seats
+
+    return seats.replace(service(), game_id, caller(game_id), seat, args,
+                         request.headers.get("Idempotency-Key"))
+
+
 @blp.route("/audit", methods=["POST"])
 @blp.response(200, s.AuditReport)
 @blp.doc(requestBody={"required": True, "description": "an exported log",

@@ -1,0 +1,123 @@
+"""Replacement seats: the admin gives an absent player's seat to someone new.
+
+The seat gets a new token (the old one stops working at once in every process:
+tokens are checked against the game's record in the store on every request, never
+against a cache) and new contacts; the log gets a ``seat-replaced`` referee event
+with the seat and the new name only (contacts never go into the log).
+
+Retries: with an ``Idempotency-Key`` the replacement is made once. The new token
+(and a new webhook's secret) are derived from the key and a private secret of the
+game's record, so a retry with the same key gets the same token back without any
+token being stored in clear; the record is rewritten again on a retry, which also
+finishes a replacement whose process died between the event and the record.
+Without a key, every call replaces the seat again (and gives another token).
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import secrets
+
+from referee.events import Draft, canonical, utcnow
+from referee.games.base import ADMIN, GameOver, MalformedMove
+from referee.mail import contacts as contactsmod
+from referee.store import Conflict, DuplicateRequest
+from referee.table import SEAT_REPLACED
+
+
+def replace(service, game_id: str, caller, seat, body, idempotency_key: str | None = None) -> dict:
+    """``{seat, name, token, version, events}`` (and ``webhook_secret`` when a
+    webhook is given: shown in this answer only)."""
+    from referee.service import Forbidden, VersionConflict, new_token
+
+    if caller.viewer != ADMIN:
+        raise Forbidden("only the admin token may replace a seat's player")
+    if not isinstance(body, dict):
+        raise MalformedMove("the body is an object {name, email?, webhook?}", field="body")
+    entry = contactsmod.parse_player(body, 0)  # name, email, webhook checked as at creation
+    if idempotency_key is not None and (not isinstance(idempotency_key, str) or not 1 <= len(idempotency_key) <= 200
+                                        or not idempotency_key.isprintable() or not idempotency_key.isascii()):
+        raise MalformedMove("Idempotency-Key must be 1 to 200 printable ASCII characters", field="Idempotency-Key")
+    with service._lock(game_id):
+        rec = service.record(game_id)
+        if not isinstance(seat, int) or not 0 <= seat < len(rec.players):
+            raise MalformedMove(f"seat must be a number from 0 to {len(rec.players) - 1}", field="seat")
+        table = service.load(game_id, rec)
+        if table.over:
+            raise GameOver("the game is already over")
+        if idempotency_key is None:
+            token, idem = new_token(), None
+            webhook_secret = contactsmod.new_webhook_secret()
+        else:
+            key = rec.extra.get("replace_key")
+            if key is None:  # a private secret of the record, never shown or logged
+                key = secrets.token_hex(32)
+                rec.extra = {**rec.extra, "replace_key": key}
+                service.store.put_record(rec)
+            fingerprint = hashlib.sha256(canonical({"seat": seat, **body})).hexdigest()
+            token = _derived(key, f"token:{seat}:{idempotency_key}")
+            webhook_secret = "whsec_" + base64.b64encode(
+                bytes.fromhex(_derived_hex(key, f"webhook:{seat}:{idempotency_key}"))[:24]).decode()
+            idem = (f"replace:{idempotency_key}", fingerprint)
+            earlier = service.store.answer(game_id, idem[0])
+            if earlier is not None:
+                answer = service._replayed(earlier, fingerprint)
+                _rewrite(service, game_id, seat, entry, token, webhook_secret, answer["events"][0]["seq"])
+                return _out(answer, seat, entry, token, webhook_secret)
+        events, fork = table._extend([Draft(SEAT_REPLACED, {"seat": seat, "name": entry["name"]})],
+                                     "referee", utcnow(), rec.salt_secret)
+        answer = {"version": fork.seq, "events": [ev.to_dict() for ev in events]}
+        try:
+            service.store.append(game_id, table.seq, events, status=fork.status,
+                                 idem=(idem[0], {"fingerprint": idem[1], "answer": answer}) if idem else None,
+                                 snapshot=service._snapshot(fork, table.seq))
+        except Conflict as lost:
+            service.forget(game_id)
+            raise VersionConflict("the game moved on; try again", current_version=lost.current) from None
+        except DuplicateRequest as dup:
+            service.forget(game_id)
+            answer = service._replayed(dup.answer, idem[1])
+        else:
+            table.commit(fork)
+        _rewrite(service, game_id, seat, entry, token, webhook_secret, answer["events"][0]["seq"])
+    return _out(answer, seat, entry, token, webhook_secret)
+
+
+def _rewrite(service, game_id: str, seat: int, entry: dict, token: str, webhook_secret: str, seq: int) -> None:
+    """The record after the replacement: the seat's new token (its old one
+    dropped), new name and new contacts (none kept from the old player)."""
+    from referee.service import token_hash
+
+    rec = service.record(game_id)
+    tokens = {h: who for h, who in rec.tokens.items() if who != seat}
+    tokens[token_hash(token)] = seat
+    rec.tokens = tokens
+    rec.players = [entry["name"] if i == seat else n for i, n in enumerate(rec.players)]
+    kept = dict(rec.extra.get("contacts", {}))
+    contact = {k: entry[k] for k in contactsmod.CONTACT_KEYS if k in entry}
+    if "webhook" in contact:
+        contact["webhook_secret"] = webhook_secret
+    if contact:
+        kept[str(seat)] = contact
+    else:
+        kept.pop(str(seat), None)
+    rec.extra = {**rec.extra, "contacts": kept}
+    service.store.put_record(rec)
+
+
+def _out(answer: dict, seat: int, entry: dict, token: str, webhook_secret: str) -> dict:
+    out = {"seat": seat, "name": entry["name"], "token": token, **answer}
+    if "webhook" in entry:
+        out["webhook_secret"] = webhook_secret
+    return out
+
+
+def _derived_hex(key: str, what: str) -> str:
+    return hmac.new(bytes.fromhex(key), what.encode(), hashlib.sha256).hexdigest()
+
+
+def _derived(key: str, what: str) -> str:
+    return base64.urlsafe_b64encode(bytes.fromhex(_derived_hex(key, what))[:24]).decode().rstrip("=")
+
