@@ -125,6 +125,8 @@ class Table:
         if ev.type in (clockmod.CLOCK_CHANGED, SEAT_REPLACED):  # the referee's own, no engine's business
             if ev.type == clockmod.CLOCK_CHANGED:
                 clockmod.apply_change(self, ev)
+            elif ev.payload.get("seat") in self.since:  # a new player gets a full move_seconds
+                self.since = {**self.since, ev.payload["seat"]: ev.at}
             self.seq, self.last_hash = ev.seq, ev.hash
             return
         self.state = self.engine.evolve(self.state, ev if owned else ev.copy())

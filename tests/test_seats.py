@@ -113,3 +113,17 @@ def test_the_audit_refuses_a_forged_replacement(client):
     lines[-1]["payload"]["email"] = "gus@example.org"
     report = client.post("/v1/audit", data=reseal(lines), content_type="application/x-ndjson").json
     assert not report["valid"] and report["first_error"]["seq"] == lines[-1]["seq"], report
+
+
+def test_a_new_player_gets_a_full_move_time(client):
+    from freezegun import freeze_time
+
+    with freeze_time("2026-03-01T10:00:00Z") as frozen:
+        g = Game(client, "castle-danger", 2, {"clock": {"move_seconds": 3600}})
+        seat = g.summary()["to_act"][0]
+        frozen.tick(3000)
+        assert _replace(g, 1 - seat, {"name": "Idle"}).status_code == 201  # not to act: unchanged
+        assert g.summary()["deadline"] == "2026-03-01T11:00:00.000000Z"
+        frozen.tick(60)
+        assert _replace(g, seat, {"name": "New"}).status_code == 201
+        assert g.summary()["deadlines"] == [{"seat": seat, "deadline": "2026-03-01T11:51:00.000000Z"}]
