@@ -33,7 +33,7 @@ pictures_blp = Blueprint("watching", __name__, url_prefix="/v1",
                          description="Pictures and the log in words, for watching a game")
 pictures_blp.ARGUMENTS_PARSER.DEFAULT_VALIDATION_STATUS = 400
 pages = FlaskBlueprint("pages", __name__, template_folder="templates", static_folder="static",
-                       static_url_path="/static")
+                       static_url_path="/web/static")
 
 
 class BoardArgs(Schema):
