@@ -151,3 +151,19 @@ def test_the_page_without_javascript_is_the_spectators_text(site, tmp_path):
     assert str(escape(g.get("/view").json["text"].splitlines()[0])) in html
     # the controls appear only when the script runs
     assert '<div class="controls" hidden>' in html
+
+
+def test_a_game_page_fits_a_phone_width(site, browser):
+    url, client = site
+    g = Game(client, "castle-danger", 2)
+    browser.set_window_size(390, 844)
+    try:
+        browser.get(f"{url}/games/{g.id}")
+        _wait(browser, lambda d: d.find_elements("css selector", "#picture svg"))
+        wide = browser.execute_script("return [document.documentElement.scrollWidth, window.innerWidth]")
+        assert wide[0] <= wide[1], wide  # no sideways scrolling
+        box = browser.execute_script(
+            "return document.querySelector('#picture svg').getBoundingClientRect().width")
+        assert box <= wide[1]
+    finally:
+        browser.set_window_size(900, 1100)
