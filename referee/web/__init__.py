@@ -93,12 +93,13 @@ def log_lines(game_id: str, who, after: int, limit: int) -> dict:
     svc = service()
     answer = svc.events(game_id, who, after, limit)
     engine = svc.load(game_id).engine
+    who_is = pictures.names(svc.summary(game_id)["players"])
     lines = []
     for ev in answer["events"]:
         shown = Event(seq=ev["seq"], type=ev["type"], actor=ev["actor"], at=ev["at"],
                       payload=ev["payload"])
         try:
-            text = engine.describe(shown)
+            text = engine.narrate(shown, who_is)  # with the players' names
         except (KeyError, TypeError, ValueError, IndexError):
             # An engine that cannot describe a redacted event still gets a line.
             text = f"{ev['actor']}: {ev['type']}"
