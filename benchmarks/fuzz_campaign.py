@@ -1,6 +1,6 @@
 """A long fuzzing campaign against the API's own OpenAPI document.
 
-    python benchmarks/fuzz_campaign.py [--examples 5000]
+    python benchmarks/fuzz_campaign.py [--examples 5000] [--seconds S]
 
 Runs tests/test_schema_fuzz.py with many examples per operation (the suite runs
 it with 100) and prints, per operation, the requests sent, the 5xx answers and the
@@ -24,14 +24,24 @@ ROOT = Path(__file__).resolve().parent.parent
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--examples", type=int, default=5000, help="generated requests per operation")
+    p.add_argument("--seconds", type=float, default=None,
+                   help="stop after this long and print what was sent so far (a busy machine)")
     args = p.parse_args()
     tally = Path(tempfile.mkdtemp()) / "tally.json"
     env = {**os.environ, "REFEREE_FUZZ_EXAMPLES": str(args.examples), "REFEREE_FUZZ_TALLY": str(tally),
            "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
     started = time.monotonic()
-    run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-                          str(ROOT / "tests" / "test_schema_fuzz.py")], env=env, cwd=ROOT,
-                         capture_output=True, text=True)
+    run = subprocess.Popen([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                            str(ROOT / "tests" / "test_schema_fuzz.py")], env=env, cwd=ROOT,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    cut_short = False
+    try:
+        out, err = run.communicate(timeout=args.seconds)
+    except subprocess.TimeoutExpired:
+        # The tally is saved as the run goes, so a cut-short campaign still counts.
+        run.kill()
+        out, err = run.communicate()
+        cut_short = True
     took = time.monotonic() - started
     rows = json.loads(tally.read_text()) if tally.exists() else {}
     print(f"{'operation':<45} {'requests':>9} {'5xx':>5} {'changed':>8}")
@@ -41,10 +51,12 @@ def main() -> int:
         for k in total:
             total[k] += row[k]
     print(f"{'all':<45} {total['requests']:>9} {total['5xx']:>5} {total['changed']:>8}")
-    print(f"pytest: {run.stdout.strip().splitlines()[-1] if run.stdout.strip() else run.stderr[-500:]}"
-          f" ({took:.0f} s)")
+    if cut_short:
+        print(f"cut short after {took:.0f} s (--seconds): the figures above are what was sent")
+        return 1 if total["5xx"] or total["changed"] else 0
+    print(f"pytest: {out.strip().splitlines()[-1] if out.strip() else err[-500:]} ({took:.0f} s)")
     if run.returncode != 0:
-        print(run.stdout[-4000:])
+        print(out[-4000:])
     return run.returncode
 
 
