@@ -494,23 +494,11 @@ class GameService:
             raise Forbidden("only the admin token may abort a game")
         if not isinstance(reason, str) or len(reason) > 500:
             raise MalformedMove("reason must be a string of at most 500 characters", field="reason")
-        with self._lock(game_id):
-            table = self.load(game_id)
-            if table.over:
-                from referee.games.base import GameOver
-
-                raise GameOver("the game is already over")
-            events, fork = table.propose_abort(reason, at=utcnow(), salt_key=self.record(game_id).salt_secret)
-            try:
-                self.store.append(game_id, table.seq, events, status=fork.status,
-                                  snapshot=self._snapshot(fork, table.seq))
-            except Conflict as lost:
-                self.forget(game_id)
-                raise VersionConflict("the game moved on; try again", current_version=lost.current) from None
-            table.commit(fork)
-        self.queue.enqueue_settle(game_id, fork.seq)
+        done = self.admin_event(game_id, caller, "abort a game",
+                                lambda table, at, key: table.propose_abort(reason, at=at, salt_key=key))
+        self.queue.enqueue_settle(game_id, done["version"])  # the seed's reveal is due
         self.notify(game_id)
-        return {"version": fork.seq, "events": [ev.to_dict() for ev in events]}
+        return done
 
     def admin_event(self, game_id: str, caller: Caller, what: str, propose) -> dict:
         """Append the referee event an admin's tool asks for (``propose(table, at,
