@@ -95,15 +95,10 @@ def _rewrite(service, game_id: str, seat: int, entry: dict, token: str, webhook_
     tokens[token_hash(token)] = seat
     rec.tokens = tokens
     rec.players = [entry["name"] if i == seat else n for i, n in enumerate(rec.players)]
-    kept = dict(rec.extra.get("contacts", {}))
     contact = {k: entry[k] for k in contactsmod.CONTACT_KEYS if k in entry}
     if "webhook" in contact:
         contact["webhook_secret"] = webhook_secret
-    if contact:
-        kept[str(seat)] = contact
-    else:
-        kept.pop(str(seat), None)
-    rec.extra = {**rec.extra, "contacts": kept}
+    contactsmod.set_contact(rec, seat, contact)
     service.store.put_record(rec)
 
 

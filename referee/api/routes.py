@@ -18,6 +18,13 @@ blp = Blueprint("games", __name__, url_prefix="/v1",
                 description="Create games, submit moves, read views and logs, audit exports")
 
 AUTH = [{"bearer": []}]
+
+
+def idempotency_key(description: str) -> dict:
+    """The optional Idempotency-Key header, as the document lists it."""
+    return {"in": "header", "name": "Idempotency-Key", "required": False,
+            "schema": {"type": "string"}, "description": description}
+
 # Validation errors are answered 400 malformed (referee/api/problems.py), and so
 # documented; flask-smorest's default is 422, which means an illegal move here.
 blp.ARGUMENTS_PARSER.DEFAULT_VALIDATION_STATUS = 400
@@ -116,10 +123,8 @@ def legal(game_id):
 @blp.route("/games/<game_id>/moves", methods=["POST"])
 @blp.arguments(s.MoveRequest())
 @blp.response(201, s.MoveResult)
-@blp.doc(security=AUTH, parameters=[{"in": "header", "name": "Idempotency-Key", "required": False,
-                                     "schema": {"type": "string"},
-                                     "description": "a retry with the same key gets the first answer "
-                                                    "and appends nothing"}])
+@blp.doc(security=AUTH, parameters=[idempotency_key("a retry with the same key gets the first answer "
+                                                          "and appends nothing")])
 @refusals(blp, 400, 401, 403, 404, 409, 413, 415, 422, 429)
 @timed("moves")
 def moves(args, game_id):
@@ -179,10 +184,8 @@ def set_clock(args, game_id):
 @blp.route("/games/<game_id>/seats/<int:seat>/replace", methods=["POST"])
 @blp.arguments(s.ReplaceSeat())
 @blp.response(201, s.SeatReplaced)
-@blp.doc(security=AUTH, parameters=[{"in": "header", "name": "Idempotency-Key", "required": False,
-                                     "schema": {"type": "string"},
-                                     "description": "a retry with the same key replaces the seat once "
-                                                    "and gets the same new token back"}])
+@blp.doc(security=AUTH, parameters=[idempotency_key("a retry with the same key replaces the seat once "
+                                                          "and gets the same new token back")])
 @refusals(blp, 400, 401, 403, 404, 409, 413, 415, 422, 429)
 @timed("replace")
 def replace_seat(args, game_id, seat):

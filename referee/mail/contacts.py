@@ -184,8 +184,7 @@ def change(service, game_id: str, caller, seat, body: dict) -> dict:
         rec = service.record(game_id)
         if not isinstance(seat, int) or not 0 <= seat < len(rec.players):
             raise MalformedMove(f"seat must be a number from 0 to {len(rec.players) - 1}", field="seat")
-        kept = dict(rec.extra.get("contacts", {}))
-        contact = dict(kept.get(str(seat), {}))
+        contact = dict(rec.extra.get("contacts", {}).get(str(seat), {}))
         checked = {"email": check_email(body["email"], "email")} if "email" in body else {}
         if "webhook" in body:
             checked["webhook"] = check_webhook(body["webhook"], "webhook")
@@ -199,13 +198,20 @@ def change(service, game_id: str, caller, seat, body: dict) -> dict:
             contact.pop("webhook_secret", None)
         elif checked.get("webhook") is not None:
             contact["webhook_secret"] = secret = new_webhook_secret()
-        if contact:
-            kept[str(seat)] = contact
-        else:
-            kept.pop(str(seat), None)
-        rec.extra = {**rec.extra, "contacts": kept}
+        set_contact(rec, seat, contact)
         service.store.put_record(rec)
     out = {"seat": seat, "name": rec.players[seat], **public_contact(contact)}
     if secret is not None:
         out["webhook_secret"] = secret
     return out
+
+
+def set_contact(rec, seat: int, contact: dict) -> None:
+    """Put ``seat``'s contact (an empty one removes it) into the game's record,
+    beside the log and never in it; the caller writes the record."""
+    kept = dict(rec.extra.get("contacts", {}))
+    if contact:
+        kept[str(seat)] = contact
+    else:
+        kept.pop(str(seat), None)
+    rec.extra = {**rec.extra, "contacts": kept}
