@@ -27,14 +27,14 @@ from referee import rng as rngmod
 from referee.events import REFEREE, Event, canonical_text
 from referee.events import salt as salt_for
 from referee.games.base import RefereeError
-from referee.table import Table
+from referee.table import BOT_MOVE, SEAT_TIMED_OUT, Table
 
 FIELDS = {"seq", "type", "actor", "at", "payload", "prev", "salt", "hash"}
 
 # Referee events that are no step of the game's rules (written on an admin's or a
 # clock's say, not because the engine owed them): never part of a random step
 # taken as logged. Each is checked by a branch of its own in ``_replay``.
-NOT_STEPS = {"game-aborted", "clock-changed", "seat-replaced"}
+NOT_STEPS = {"game-aborted", "clock-changed", "seat-replaced", SEAT_TIMED_OUT}
 
 
 class Divergence(Exception):
@@ -100,7 +100,8 @@ def _replay(events: list[Event], seed: str | None, salt_key: str | None = None) 
     try:
         p = first.payload
         expected = Table.created_event(p["game"], p["id"], [s["name"] for s in p["seats"]],
-                                       p["options"], "x", p["stacked"], first.at)
+                                       p["options"], "x", p["stacked"], first.at,
+                                       bots={s["seat"]: s["bot"] for s in p["seats"] if "bot" in s})
     except (RefereeError, KeyError, TypeError) as err:
         raise Divergence(1, "bad-game", f"the game cannot be created as logged: {err}") from None
     # The seed commitment is the log's own; the engine version may be older than
@@ -119,8 +120,18 @@ def _replay(events: list[Event], seed: str | None, salt_key: str | None = None) 
             if move is None:
                 raise Divergence(ev.seq, "malformed", f"event {ev.seq} is a seat's but records no move")
             try:
-                # only the drafts: the logged events, once equal, are applied
-                derived = table.move_drafts(ev.actor, move)
+                if table.due() == BOT_MOVE and ev.actor == table.bot_to_move():
+                    # The referee's move for a bot seat or a seat out of time: the
+                    # bot's own choice once the seed is known, else (a game still
+                    # running) a legal move of that seat, taken as logged.
+                    try:
+                        derived = table.step_drafts(seed, salt_key)
+                    except rngmod.SeedUnavailable:
+                        unverified = True
+                        derived = table.engine.decide(table.state, ev.actor, move)
+                else:
+                    # only the drafts: the logged events, once equal, are applied
+                    derived = table.move_drafts(ev.actor, move)
             except RefereeError as err:
                 rule = err.extra.get("rule")
                 raise Divergence(ev.seq, err.code, f"seat {ev.actor}'s move {json.dumps(move)} was refused: "
@@ -150,9 +161,22 @@ def _replay(events: list[Event], seed: str | None, salt_key: str | None = None) 
                 if not isinstance(paused, bool) or (paused and ev.payload.get("clock") is None):
                     raise Divergence(ev.seq, "bad-clock", f"event {ev.seq}: paused must be true or false, "
                                      "and only a clock can be paused")
+            elif ev.type == SEAT_TIMED_OUT and not table.over:  # the clock's, see NOT_STEPS
+                p = ev.payload if isinstance(ev.payload, dict) else {}
+                seat = p.get("seat")
+                try:
+                    if not isinstance(seat, int) or isinstance(seat, bool):
+                        raise RefereeError("the timeout names no seat")
+                    derived, _ = table.propose_timeout(seat, ev.at)
+                except RefereeError as err:
+                    raise Divergence(ev.seq, "bad-timeout", f"event {ev.seq} times out a seat that was "
+                                     f"not out of time: {err.detail}") from None
             elif table.due() is None:
                 raise Divergence(ev.seq, "unexpected-referee-event",
                                  f"event {ev.seq} ({ev.type}) is the referee's but no step was due")
+            elif table.due() == BOT_MOVE:
+                raise Divergence(ev.seq, "diverges", f"event {ev.seq} ({ev.type}) is the referee's, but "
+                                 f"seat {table.bot_to_move()}'s move was due (a bot's moves are the seat's)")
             else:
                 try:
                     derived = table.step_drafts(seed, salt_key)
@@ -174,7 +198,7 @@ def _replay(events: list[Event], seed: str | None, salt_key: str | None = None) 
                         i += 1
                     continue
             what = {"game-aborted": "the abort", "clock-changed": "the clock's change",
-                     "seat-replaced": "the seat's replacement"}.get(
+                     "seat-replaced": "the seat's replacement", SEAT_TIMED_OUT: "the timeout"}.get(
                 ev.type, f"the referee's step {table.due()!r}")
         else:
             raise Divergence(ev.seq, "malformed", f"event {ev.seq} has an unknown actor {ev.actor!r}")

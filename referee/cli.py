@@ -38,6 +38,17 @@ def _start_sender(service) -> None:
     sending.start_sender(service, float(os.environ.get("REFEREE_SEND_INTERVAL", "1")))
 
 
+def _start_keeper(service) -> None:
+    """The clock keeper (referee/timeouts.py) as a thread of this process: in
+    embedded mode here, with RQ in `referee worker`. Several may run; every tick
+    is idempotent."""
+    import os
+
+    from referee import timeouts
+
+    timeouts.start_keeper(service, float(os.environ.get("REFEREE_KEEPER_INTERVAL", "1")))
+
+
 def cmd_serve(args) -> int:
     import os
     import shutil
@@ -56,6 +67,7 @@ def cmd_serve(args) -> int:
         app = create_app(service)
         if config.queue == "inline":
             _start_sender(service)
+            _start_keeper(service)
         app.run(host=args.host, port=args.port, threaded=True)
         return 0
     own_metrics_dir = _metrics_across_processes()
@@ -82,8 +94,9 @@ def cmd_serve(args) -> int:
 
         def load(self):
             service = build_service(config)
-            if config.queue == "inline":  # with RQ, `referee worker` sends
+            if config.queue == "inline":  # with RQ, `referee worker` sends and keeps time
                 _start_sender(service)
+                _start_keeper(service)
             return create_app(service)
 
     print(f"referee: serving on http://{args.host}:{args.port} (store {config.store}, "
@@ -129,6 +142,7 @@ def cmd_worker(args) -> int:
             swept = service.sweep()
             if sender is None:
                 _start_sender(service)
+                _start_keeper(service)
                 sender = True
             pause = 0.5  # reached again: the next outage starts its backoff afresh
             if swept:

@@ -23,6 +23,9 @@ ON_TIMEOUT = ("remind", "autoplay", "forfeit")
 # A year: longer than any league's turn, short enough that a typo (seconds
 # meant as milliseconds) is refused rather than kept for decades.
 MAX_MOVE_SECONDS = 366 * 24 * 3600
+# Five seconds: live play through an app (a blitz clock) as well as play by post;
+# shorter than that the keeper's one-second rounds would be a noticeable share.
+MIN_MOVE_SECONDS = 5
 AT_FORMAT = "%Y-%m-%dT%H:%M:%S.%fZ"
 
 
@@ -39,8 +42,8 @@ def check_clock(clock) -> dict | None:
         raise MalformedMove(f"unknown clock field(s): {', '.join(sorted(unknown))}",
                             field=f"options.clock.{sorted(unknown)[0]}")
     move = clock.get("move_seconds")
-    if not _whole(move) or not 60 <= move <= MAX_MOVE_SECONDS:
-        raise MalformedMove(f"clock.move_seconds must be a whole number of seconds from 60 to "
+    if not _whole(move) or not MIN_MOVE_SECONDS <= move <= MAX_MOVE_SECONDS:
+        raise MalformedMove(f"clock.move_seconds must be a whole number of seconds from {MIN_MOVE_SECONDS} to "
                             f"{MAX_MOVE_SECONDS}", field="options.clock.move_seconds")
     remind = clock.get("remind_seconds", 0)
     if not _whole(remind) or not 0 <= remind < move:
@@ -87,12 +90,57 @@ def reminder(clock: dict | None, since_at: str | None) -> str | None:
 
 
 def deadlines(table) -> list[dict]:
-    """[{seat, deadline}] for every seat to act now (empty without a clock or
-    while it is paused)."""
+    """[{seat, deadline, overdue}] for every seat to act now (empty without a
+    clock or while it is paused). ``overdue``: its timeout has fired and it is
+    still to act (only ``remind`` leaves a seat so)."""
     if table.clock is None or table.paused:
         return []
-    return [{"seat": seat, "deadline": deadline(table.clock, table.since.get(seat))}
+    return [{"seat": seat, "deadline": deadline(table.clock, table.since.get(seat)),
+             "overdue": timed_out(table, seat)}
             for seat in table.to_act() if seat in table.since]
+
+
+def timed_out(table, seat: int) -> bool:
+    """Whether ``seat``'s timeout fired for the time it is on now."""
+    return seat in table.since and table.timed_out.get(seat) == table.since[seat]
+
+
+# ---- what falls due: reminders and timeouts ----------------------------------------
+
+REMINDER, DEADLINE = "reminder", "deadline"
+
+
+def timers(table) -> list[dict]:
+    """Every reminder and deadline still to fire for the seats to act now, as
+    ``{at, kind, seat, started}`` (``started``: the version whose event started the
+    seat's time, which names its reminder notice). Empty without a clock, while it
+    is paused, while the referee has a step to take, or once the game is over."""
+    if table.clock is None or table.paused or table.due() is not None:
+        return []
+    out = []
+    for seat in table.to_act():
+        if seat not in table.since or timed_out(table, seat):
+            continue
+        started_at, started_seq = table.since[seat], table.since_seq.get(seat, table.seq)
+        remind = reminder(table.clock, started_at)
+        if remind is not None:
+            out.append({"at": remind, "kind": REMINDER, "seat": seat, "started": started_seq})
+        out.append({"at": deadline(table.clock, started_at), "kind": DEADLINE, "seat": seat,
+                    "started": started_seq})
+    return sorted(out, key=lambda t: (t["at"], t["kind"] != DEADLINE, t["seat"]))
+
+
+def next_timer(table, after: str | None = None) -> str | None:
+    """The moment the game's keeper must next look at it (the earliest timer, or
+    the earliest later than ``after``), or None: what the store's index keeps."""
+    moments = [t["at"] for t in timers(table) if after is None or t["at"] > after]
+    return min(moments) if moments else None
+
+
+def started_seqs(since_seq: dict, acting: list[int], ev) -> dict:
+    """As ``started``, the version (seq) of the event each seat's time started at."""
+    return {seat: (ev.seq if seat not in since_seq or ev.actor == seat else since_seq[seat])
+            for seat in acting}
 
 
 # ---- the admin's tools: change or pause a clock ------------------------------------
@@ -128,3 +176,4 @@ def apply_change(table, ev) -> None:
     moment the clock is set, changed or resumed)."""
     table.clock, table.paused = ev.payload["clock"], ev.payload["paused"]
     table.since = {seat: ev.at for seat in table.to_act()} if table.clock is not None else {}
+    table.since_seq = {seat: ev.seq for seat in table.since}

@@ -32,6 +32,14 @@ class InlineQueue:
             line["queued"] = len(outbox.sweep(self.service, game_id))
 
 
+    def enqueue_tick(self, game_id: str) -> None:
+        """A game's timer is due (referee/timeouts.py): fire it now, here."""
+        from referee import timeouts
+
+        with logs.job("tick", game_id, mode="inline") as line:
+            line.update(timeouts.tick(self.service, game_id))
+
+
 class RQQueue:
     """Jobs for `referee worker`, through RQ on Redis."""
 
@@ -79,6 +87,19 @@ class RQQueue:
         self.rq.enqueue("workers.jobs.notices", game_id, job_timeout=120,
                         retry=Retry(max=5, interval=[1, 2, 5, 10, 30]),
                         description=f"notices of game {game_id}", result_ttl=600, failure_ttl=86400)
+
+
+    def enqueue_tick(self, game_id: str) -> None:
+        """Queue the job that fires a game's due timer. The keeper asks every second
+        while the timer is due: one job at a time per game (a marker that expires,
+        so a job lost with a killed worker is queued again ten seconds on)."""
+        from rq import Retry
+
+        if not self.redis.set(f"{{g:{game_id}}}:tick", 1, nx=True, ex=10):
+            return
+        self.rq.enqueue("workers.jobs.tick", game_id, job_timeout=60,
+                        retry=Retry(max=3, interval=[1, 2, 5]),
+                        description=f"clock of game {game_id}", result_ttl=600, failure_ttl=86400)
 
 
 def make_queue(url: str):

@@ -23,6 +23,7 @@ import secrets
 from referee.events import Draft, canonical, utcnow
 from referee.games.base import ADMIN, GameOver, MalformedMove
 from referee.mail import contacts as contactsmod
+from referee.service import timer_after
 from referee.store import Conflict, DuplicateRequest
 from referee.table import SEAT_REPLACED
 
@@ -72,7 +73,8 @@ def replace(service, game_id: str, caller, seat, body, idempotency_key: str | No
         try:
             service.store.append(game_id, table.seq, events, status=fork.status,
                                  idem=(idem[0], {"fingerprint": idem[1], "answer": answer}) if idem else None,
-                                 snapshot=service._snapshot(fork, table.seq))
+                                 snapshot=service._snapshot(fork, table.seq),
+                                 timer=timer_after(table, fork))
         except Conflict as lost:
             service.forget(game_id)
             raise VersionConflict("the game moved on; try again", current_version=lost.current) from None

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 
 import referee
 from referee import audit as auditmod
+from referee import clock as clockmod
 from referee import narration
 from referee.events import Event, canonical, utcnow
 from referee.games import engine as engine_by_name
@@ -41,6 +42,9 @@ MAX_VERSION = 2**31 - 1
 # this many events (and for every write while a game is short), so a process
 # that starts cold applies at most this many events on top of it.
 SNAPSHOT_EVERY = 16
+# What a cached table holds: bumped when Table gains a field a replay would fill
+# in differently from its default (2: the clock's timers, bots and owed moves).
+TABLE_FORMAT = 2
 
 
 # ---- refusals the service itself makes (engines make the rest) ------------------------
@@ -116,6 +120,17 @@ def _deadlines(table: Table, seat: int | None) -> dict:
     return {"deadline": min(mine) if mine else None, "deadlines": out, "clock": in_force}
 
 
+def timer_after(table: Table, fork: Table):
+    """The deadline index's entry to write with an append taking ``table`` to
+    ``fork``: the next reminder or deadline (None: none), or KEEP for a game that
+    has never had a clock (nothing to write, nothing to clear)."""
+    from referee.store import KEEP
+
+    if table.clock is None and fork.clock is None:
+        return KEEP
+    return clockmod.next_timer(fork)
+
+
 def new_game_id() -> str:
     return secrets.token_urlsafe(9).replace("-", "x").replace("_", "y")
 
@@ -139,12 +154,15 @@ class GameService:
     # ---- games -------------------------------------------------------------------
 
     def create(self, game: str, players: list, options: dict | None = None) -> dict:
+        import referee.bots  # noqa: F401 - registers the players' "bot" key
         from referee.mail import contacts as contactsmod
 
-        # Players are names or objects {name, email, webhook, ...}: only the names
-        # go into the log; the contacts are kept private beside the record.
+        # Players are names or objects {name, email, webhook, bot}: only the names
+        # (and which seats are bots) go into the log; the contacts are kept
+        # private beside the record.
         entries = contactsmod.parse_players(players)
         players = [e["name"] for e in entries]
+        bots = {i: e["bot"] for i, e in enumerate(entries) if e.get("bot")}
         kept, webhook_secrets = contactsmod.contacts_of(entries)
         if not isinstance(game, str):
             raise MalformedMove("game must be a string", field="game")
@@ -156,20 +174,23 @@ class GameService:
         seed = seed or secrets.token_hex(32)
         salt_key = secrets.token_hex(32)
         game_id = new_game_id()
-        created = Table.created_event(game, game_id, players, options, seed, stacked, salt_key=salt_key)
+        created = Table.created_event(game, game_id, players, options, seed, stacked, salt_key=salt_key,
+                                      bots=bots)
         table = Table.from_created(created)
-        seats = [{"seat": i, "name": n, "token": new_token()} for i, n in enumerate(players)]
+        # A bot seat has no token: the referee alone moves for it.
+        seats = [{"seat": i, "name": n, "bot": bots[i]} if i in bots else
+                 {"seat": i, "name": n, "token": new_token()} for i, n in enumerate(players)]
         for seat in seats:  # a seat's contacts, and its webhook secret shown this once
             seat.update({k: entries[seat["seat"]][k] for k in contactsmod.CONTACT_KEYS
                          if k in entries[seat["seat"]]})
             if seat["seat"] in webhook_secrets:
                 seat["webhook_secret"] = webhook_secrets[seat["seat"]]
         admin = new_token()
-        tokens = {token_hash(s["token"]): s["seat"] for s in seats} | {token_hash(admin): ADMIN}
+        tokens = {token_hash(s["token"]): s["seat"] for s in seats if "token" in s} | {token_hash(admin): ADMIN}
         record = GameRecord(game_id, game, created.at, list(players), tokens, seed,
                             status=table.status, version=1, salt_key=salt_key,
                             extra={"contacts": kept} if kept else {})
-        self.store.create(record, created)
+        self.store.create(record, created, timer=clockmod.next_timer(table))
         self._remember(game_id, table)
         self.queue.enqueue_settle(game_id, table.seq)
         return {"id": game_id, "game": game, "options": self._public_options(table, ADMIN),
@@ -200,7 +221,7 @@ class GameService:
 
     def _code(self, table_or_engine) -> str:
         eng = getattr(table_or_engine, "engine", table_or_engine)
-        return f"{referee.__version__}:{eng.name}:{eng.version}"
+        return f"{referee.__version__}:{TABLE_FORMAT}:{eng.name}:{eng.version}"
 
     def _remember(self, game_id: str, table: Table) -> None:
         with self._cache_lock:
@@ -429,7 +450,7 @@ class GameService:
                 try:
                     self.store.append(game_id, table.seq, events, status=fork.status,
                                       idem=(idem[0], stored) if idem else None,
-                                      snapshot=self._snapshot(fork, table.seq))
+                                      snapshot=self._snapshot(fork, table.seq), timer=timer_after(table, fork))
                 except Conflict as lost:
                     # Another process appended first. With expected_version the client
                     # asked for exactly that version: tell it. Otherwise decide again.
@@ -515,7 +536,7 @@ class GameService:
             events, fork = propose(table, utcnow(), rec.salt_secret)
             try:
                 self.store.append(game_id, table.seq, events, status=fork.status,
-                                  snapshot=self._snapshot(fork, table.seq))
+                                  snapshot=self._snapshot(fork, table.seq), timer=timer_after(table, fork))
             except Conflict as lost:
                 self.forget(game_id)
                 raise VersionConflict("the game moved on; try again", current_version=lost.current) from None
@@ -540,7 +561,7 @@ class GameService:
                 events, fork = table.propose_step(rec.seed, at=utcnow(), salt_key=rec.salt_secret)
                 try:
                     self.store.append(game_id, table.seq, events, status=fork.status,
-                                      snapshot=self._snapshot(fork, table.seq))
+                                      snapshot=self._snapshot(fork, table.seq), timer=timer_after(table, fork))
                 except Conflict:
                     self.forget(game_id)
                     continue

@@ -21,6 +21,17 @@ from referee.games.base import Engine, GameState, MalformedMove, RefereeError
 REVEAL_SEED = "reveal-seed"
 # An admin gave a seat to a new player (referee/seats.py): nothing changes in play.
 SEAT_REPLACED = "seat-replaced"
+# A seat's deadline passed (referee/timeouts.py): the clock's ``on_timeout`` says
+# what follows. ``remind``: nothing in play; ``autoplay``: the referee owes the seat
+# one move of the basic bot (the step BOT_MOVE); ``forfeit``: the referee owes
+# the seat's loss (the step FORFEIT, a ``forfeited`` event).
+SEAT_TIMED_OUT = "seat-timed-out"
+# Steps of the referee's own, beside the engines' (deals, scoring...): a bot seat or
+# an autoplayed seat to act gets its move; a seat out of time on ``forfeit`` loses.
+BOT_MOVE = "bot-move"
+FORFEIT = "forfeit"
+# Referee events that are no engine's business: the table takes them on itself.
+TABLE_EVENTS = ("clock-changed", SEAT_REPLACED, SEAT_TIMED_OUT)
 
 
 class Settling(RefereeError):
@@ -43,13 +54,21 @@ class Table:
     clock: dict | None = None
     since: dict = field(default_factory=dict)
     paused: bool = False
+    # seat -> the version (seq) whose event started its time (names its reminder)
+    since_seq: dict = field(default_factory=dict)
+    # seat -> the ``since`` its timeout fired for (a seat times out once per turn)
+    timed_out: dict = field(default_factory=dict)
+    # seat -> "random" | "basic": the seats the referee plays (from game-created)
+    bots: dict = field(default_factory=dict)
+    # seat -> "autoplay" | "forfeit": what a timeout left the referee owing it
+    owed: dict = field(default_factory=dict)
 
     # ---- making and replaying ------------------------------------------------------
 
     @staticmethod
     def created_event(game: str, game_id: str, players: list[str], options: dict,
                       seed: str, stacked: bool, at: str | None = None,
-                      salt_key: str | None = None) -> Event:
+                      salt_key: str | None = None, bots: dict | None = None) -> Event:
         """The first event of a new game (options validated and completed here)."""
         eng = engine_by_name(game)
         if not isinstance(options or {}, dict):
@@ -64,9 +83,19 @@ class Table:
         opts = eng.setup(options, len(players))
         if clock is not None:
             opts["clock"] = clock
+        bots = bots or {}
+        from referee.bots import KINDS
+
+        if any(kind not in KINDS or not 0 <= seat < len(players) for seat, kind in bots.items()):
+            raise MalformedMove(f"a bot is one of {', '.join(KINDS)}", field="players")
+        if bots and len(bots) == len(players) and eng.name == "castle-danger" and not opts.get("turn_limit"):
+            # Two bots could shuffle pieces for ever: a game of bots alone must end.
+            raise MalformedMove("a Castle Danger game of bots only needs options.turn_limit",
+                                field="options.turn_limit")
         payload = {
             "game": game, "id": game_id, "options": opts,
-            "seats": [{"seat": i, "name": n} for i, n in enumerate(players)],
+            "seats": [{"seat": i, "name": n, **({"bot": bots[i]} if i in bots else {})}
+                      for i, n in enumerate(players)],
             "seed_commitment": rngmod.commitment(seed), "stacked": stacked,
             "engine_version": eng.version,
         }
@@ -77,7 +106,8 @@ class Table:
         p = created.payload
         eng = engine_by_name(p["game"])
         table = cls(eng, eng.start(p), created.seq, created.hash, p["id"],
-                    p["seed_commitment"], p["stacked"], clock=p["options"].get("clock"))
+                    p["seed_commitment"], p["stacked"], clock=p["options"].get("clock"),
+                    bots={s["seat"]: s["bot"] for s in p["seats"] if s.get("bot")})
         table._time(created)
         return table
 
@@ -100,7 +130,24 @@ class Table:
     def due(self) -> str | None:
         if self.over:
             return None if self.seed_revealed else REVEAL_SEED
-        return self.engine.due(self.state)
+        step = self.engine.due(self.state)
+        if step is not None:
+            return step
+        if FORFEIT in self.owed.values():
+            return FORFEIT
+        if self.bot_to_move() is not None:
+            return BOT_MOVE
+        return None
+
+    def bot_to_move(self) -> int | None:
+        """The seat whose move the referee makes next: one a timeout left owed a
+        move, else the lowest bot seat to act (None: no such seat). Asked only
+        while the engine has no step of its own due."""
+        acting = self.engine.acting(self.state)
+        for seat, what in sorted(self.owed.items()):
+            if what == "autoplay" and seat in acting:
+                return seat
+        return next((seat for seat in acting if seat in self.bots), None)
 
     @property
     def status(self) -> str:
@@ -122,13 +169,23 @@ class Table:
         """Apply an event already in the log (changes this table). The engine gets
         its own copy, so nothing it keeps can later change the logged event, unless
         the caller hands it over (``owned``: nobody else will look at ``ev``)."""
-        if ev.type in (clockmod.CLOCK_CHANGED, SEAT_REPLACED):  # the referee's own, no engine's business
+        if ev.type in TABLE_EVENTS and ev.actor == REFEREE:  # the referee's own, no engine's business
+            seat = ev.payload.get("seat")
             if ev.type == clockmod.CLOCK_CHANGED:
                 clockmod.apply_change(self, ev)
-            elif ev.payload.get("seat") in self.since:  # a new player gets a full move_seconds
-                self.since = {**self.since, ev.payload["seat"]: ev.at}
+            elif ev.type == SEAT_TIMED_OUT:
+                self.timed_out = {**self.timed_out, seat: self.since.get(seat)}
+                if ev.payload["on_timeout"] in ("autoplay", "forfeit"):
+                    self.owed = {**self.owed, seat: ev.payload["on_timeout"]}
+            else:  # seat-replaced: a person takes the seat (a bot's too) ...
+                self.bots = {k: v for k, v in self.bots.items() if k != seat}
+                if seat in self.since:  # ... and gets a full move_seconds
+                    self.since = {**self.since, seat: ev.at}
+                    self.since_seq = {**self.since_seq, seat: ev.seq}
             self.seq, self.last_hash = ev.seq, ev.hash
             return
+        if isinstance(ev.actor, int) and ev.actor in self.owed:  # the owed move is made
+            self.owed = {k: v for k, v in self.owed.items() if k != ev.actor}
         self.state = self.engine.evolve(self.state, ev if owned else ev.copy())
         if ev.type == "game-aborted":
             self.aborted = True
@@ -139,7 +196,9 @@ class Table:
 
     def _time(self, ev: Event) -> None:
         if self.clock is not None:
-            self.since = clockmod.started(self.since, self.to_act(), ev)
+            acting = self.to_act()
+            self.since = clockmod.started(self.since, acting, ev)
+            self.since_seq = clockmod.started_seqs(self.since_seq, acting, ev)
 
     def _forked(self) -> Table:
         return Table(**{**self.__dict__, "state": copy.deepcopy(self.state)})
@@ -200,20 +259,50 @@ class Table:
             if salt_key is not None and salt_key != seed:
                 reveal["salt_key"] = salt_key
             return [Draft("seed-revealed", reveal)]
+        if step == FORFEIT:
+            return [forfeit_draft(self)]
+        if step == BOT_MOVE:
+            seat = self.bot_to_move()
+            return self.engine.decide(self.state, seat, self.bot_move(seat, seed))
         drafts = self.engine.settle(self.state, rngmod.Rng(seed, self.seq + 1))
         if not drafts:
             raise RuntimeError(f"{self.engine.name}: step {step!r} wrote no event")
         return drafts
+
+    def step_actor(self):
+        """Who the events of the step now due are written as: the seat itself for a
+        bot's or an autoplayed move (its events are that seat's move, as if it had
+        sent it), the referee for every other step."""
+        return self.bot_to_move() if self.due() == BOT_MOVE else REFEREE
+
+    def bot_move(self, seat: int, seed: str | None) -> dict:
+        """The move the referee makes for ``seat`` now: its bot's (``random`` or
+        ``basic``), or the ``basic`` bot's when a timeout owes it one. Drawn from
+        the game's seeded randomness for the event it will be (``Rng(seed, seq)``),
+        so an audit that knows the seed makes the same choice; while the seed is
+        secret it cannot be re-derived (``SeedUnavailable``)."""
+        from referee import bots
+
+        kind = "basic" if self.owed.get(seat) == "autoplay" else self.bots[seat]
+        return bots.choose(kind, self, seat, rngmod.Rng(seed, self.seq + 1))
 
     def propose_step(self, seed: str | None, at: str | None = None,
                      salt_key: str | None = None) -> tuple[list[Event], Table]:
         """The events of the referee step now due ([] if none). ``seed`` may be None
         when the step draws nothing at random; a step that does then raises
         ``SeedUnavailable``. The seed's reveal reveals the salt key with it."""
+        actor = self.step_actor()
         drafts = self.step_drafts(seed, salt_key)
         if not drafts:
             return [], self
-        return self._extend(drafts, REFEREE, at, _key(seed, salt_key))
+        return self._extend(drafts, actor, at, _key(seed, salt_key))
+
+    def propose_timeout(self, seat: int, at: str, seed: str | None = None,
+                        salt_key: str | None = None) -> tuple[list[Event], Table]:
+        """The referee's ``seat-timed-out`` for ``seat``, whose deadline has passed
+        by ``at`` (refused otherwise: a timeout never comes early)."""
+        payload = timeout_payload(self, seat, at)
+        return self._extend([Draft(SEAT_TIMED_OUT, payload)], REFEREE, at, _key(seed, salt_key))
 
     def propose_abort(self, reason: str, at: str | None = None, seed: str | None = None,
                       salt_key: str | None = None) -> tuple[list[Event], Table]:
@@ -241,6 +330,35 @@ class Table:
     def commit(self, fork: Table) -> None:
         """Take on a proposal's result once its events are safely in the log."""
         self.__dict__.update(fork.__dict__)
+
+
+class NotDue(RefereeError):
+    code, status = "no-timeout-due", 409
+
+
+def timeout_payload(table: Table, seat: int, at: str) -> dict:
+    """What ``seat-timed-out`` for ``seat`` at ``at`` says: the seat, its deadline
+    and what the clock does about it. Raises ``NotDue`` unless the seat is to act
+    with a deadline passed by ``at`` and not yet timed out (the audit asks the same)."""
+    if table.clock is None or table.paused or table.due() is not None:
+        raise NotDue("no clock is running")
+    if seat not in table.to_act() or seat not in table.since or clockmod.timed_out(table, seat):
+        raise NotDue(f"seat {seat} has no deadline running")
+    deadline = clockmod.deadline(table.clock, table.since[seat])
+    if at < deadline:
+        raise NotDue(f"seat {seat}'s deadline is {deadline}, not yet passed at {at}")
+    return {"seat": seat, "deadline": deadline, "on_timeout": table.clock["on_timeout"]}
+
+
+def forfeit_draft(table: Table) -> Draft:
+    """The referee's ``forfeited``: the seat out of time loses, as if it had
+    resigned (the others' scores decide the winners), with the reason said."""
+    from referee.games.base import resign_result
+
+    seat = min(s for s, what in table.owed.items() if what == "forfeit")
+    result = resign_result(table.state, seat, table.engine.scores(table.state))
+    result["reason"] = f"seat {seat} ran out of time"
+    return Draft("forfeited", {"seat": seat, "result": result})
 
 
 def _key(seed: str | None, salt_key: str | None) -> str | None:

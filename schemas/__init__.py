@@ -26,7 +26,9 @@ class PlayerEntry(fields.Field):
                 "name": {"type": "string", "minLength": 1, "maxLength": 100},
                 "email": {"type": "string", "format": "email", "nullable": True},
                 "webhook": {"type": "string", "format": "uri", "nullable": True,
-                            "description": "http(s); loopback and private addresses refused"}}}]}, **kw)
+                            "description": "http(s); loopback and private addresses refused"},
+                "bot": {"type": "string", "enum": ["random", "basic"], "nullable": True,
+                        "description": "the referee plays this seat itself (docs/bots.md)"}}}]}, **kw)
 
     def _deserialize(self, value, attr, data, **kw):
         if isinstance(value, str) and 1 <= len(value) <= 100:
@@ -87,7 +89,9 @@ class CreateGame(Strict):
 class Seat(Schema):
     seat = fields.Integer()
     name = fields.String()
-    token = fields.String(metadata={"description": "bearer token acting as this seat: shown once"})
+    token = fields.String(metadata={"description": "bearer token acting as this seat: shown once "
+                                                   "(a bot's seat has none: the referee moves for it)"})
+    bot = fields.String(metadata={"description": "random or basic: the referee plays this seat"})
     email = fields.String(metadata={"description": "the seat's e-mail address, if given (private)"})
     webhook = fields.String(metadata={"description": "the seat's webhook URL, if given (private)"})
     webhook_secret = fields.String(metadata={"description": "signs this seat's webhooks: shown once"})
@@ -153,6 +157,8 @@ class SeatReplaced(Schema):
 class Deadline(Schema):
     seat = fields.Integer()
     deadline = fields.String(metadata={"description": "UTC, ISO 8601"})
+    overdue = fields.Boolean(metadata={"description": "the deadline passed and the seat timed out "
+                                       "(on_timeout remind): it is still to act"})
 
 
 class Summary(Schema):

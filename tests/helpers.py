@@ -16,7 +16,7 @@ class Game:
         assert r.status_code == 201, r.json
         self.created = r.json
         self.id = r.json["id"]
-        self.tokens = [s["token"] for s in r.json["seats"]]
+        self.tokens = [s.get("token") for s in r.json["seats"]]  # None: a bot seat
         self.admin = r.json["admin_token"]
 
     def auth(self, who) -> dict:

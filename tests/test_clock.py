@@ -37,7 +37,7 @@ def test_no_clock_no_deadline(client):
 
 @pytest.mark.parametrize("clock,field", [
     ("fast", "options.clock"),
-    ({"move_seconds": 59}, "options.clock.move_seconds"),
+    ({"move_seconds": 4}, "options.clock.move_seconds"),
     ({"move_seconds": True}, "options.clock.move_seconds"),
     ({"move_seconds": 60.5}, "options.clock.move_seconds"),
     ({"move_seconds": 10**12}, "options.clock.move_seconds"),
@@ -62,7 +62,7 @@ def test_deadlines_follow_the_log(client):
         g = Game(client, "castle-danger", 2, {"clock": CLOCK})
         s = g.summary()
         seat = s["to_act"][0]
-        assert s["deadlines"] == [{"seat": seat, "deadline": "2026-03-01T11:00:00.000000Z"}]
+        assert s["deadlines"] == [{"seat": seat, "deadline": "2026-03-01T11:00:00.000000Z", "overdue": False}]
         assert s["deadline"] == "2026-03-01T11:00:00.000000Z"
         # the other seat's own view has no deadline; the acting seat's has its own
         assert g.get("/view", 1 - seat).json["deadline"] is None
@@ -130,7 +130,7 @@ def test_the_admin_pauses_resumes_and_changes_the_clock(client):
         # resuming gives each seat to act a full move_seconds from the resume
         frozen.tick(5000)
         assert _clock(g, {"paused": False}).status_code == 201
-        assert g.summary()["deadlines"] == [{"seat": seat, "deadline": "2026-03-01T12:40:00.000000Z"}]
+        assert g.summary()["deadlines"] == [{"seat": seat, "deadline": "2026-03-01T12:40:00.000000Z", "overdue": False}]
         # a new clock, defaults filled in, from the moment it is set
         frozen.tick(60)
         r = _clock(g, {"clock": {"move_seconds": 600}})
@@ -162,7 +162,7 @@ def test_a_clock_can_be_set_on_a_game_created_without_one(client):
     ({}, "admin", 400, "body"),
     ({"paused": True, "clock": None}, "admin", 400, "body"),
     ({"paused": "yes"}, "admin", 400, "paused"),
-    ({"clock": {"move_seconds": 5}}, "admin", 400, "clock.move_seconds"),
+    ({"clock": {"move_seconds": 4}}, "admin", 400, "clock.move_seconds"),
     ({"clock": "soon"}, "admin", 400, "clock"),
     ({"tick": 1}, "admin", 400, "body"),
 ])
@@ -191,7 +191,7 @@ def test_the_clock_of_a_finished_game_cannot_change(client):
 
 
 @pytest.mark.parametrize("forge", [
-    lambda p: p["clock"].update(move_seconds=5),  # below the minimum
+    lambda p: p["clock"].update(move_seconds=4),  # below the minimum
     lambda p: p["clock"].pop("on_timeout"),  # not completed as the referee completes it
     lambda p: p.update(paused="yes"),
 ])

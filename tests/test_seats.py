@@ -126,4 +126,4 @@ def test_a_new_player_gets_a_full_move_time(client):
         assert g.summary()["deadline"] == "2026-03-01T11:00:00.000000Z"
         frozen.tick(60)
         assert _replace(g, seat, {"name": "New"}).status_code == 201
-        assert g.summary()["deadlines"] == [{"seat": seat, "deadline": "2026-03-01T11:51:00.000000Z"}]
+        assert g.summary()["deadlines"] == [{"seat": seat, "deadline": "2026-03-01T11:51:00.000000Z", "overdue": False}]

@@ -33,3 +33,16 @@ def notices(game_id: str) -> int:
     with logs.job("notices", game_id, mode="rq") as line:
         line["queued"] = len(outbox.sweep(service(), game_id))
     return line["queued"]
+
+
+def tick(game_id: str) -> dict:
+    """Fire a game's due reminder or timeout (referee/timeouts.py)."""
+    from referee import logs, timeouts
+
+    svc = service()
+    try:
+        with logs.job("tick", game_id, mode="rq") as line:
+            line.update(timeouts.tick(svc, game_id))
+    finally:  # the keeper may queue this game's next tick at once
+        svc.queue.redis.delete(f"{{g:{game_id}}}:tick")
+    return line

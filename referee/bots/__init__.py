@@ -30,6 +30,26 @@ _MODULES = {
 }
 
 
+def check_bot(value, field: str) -> str | None:
+    """A player's ``bot`` key at creation (see referee/mail/contacts.py)."""
+    from referee.games.base import MalformedMove
+
+    if value is None:
+        return None
+    if value not in KINDS:
+        raise MalformedMove(f"bot must be one of {', '.join(KINDS)}", field=field)
+    return value
+
+
+def _register() -> None:
+    from referee.mail import contacts
+
+    contacts.PLAYER_FIELDS.setdefault("bot", check_bot)
+
+
+_register()
+
+
 class NoMove(Exception):
     """The seat has nothing to do now (not its turn, or the game is over)."""
 

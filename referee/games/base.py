@@ -238,7 +238,7 @@ class Engine:
     def evolve(self, state: GameState, event: Event) -> GameState:
         if event.type == "game-created":
             return state
-        if event.type == "resigned":
+        if event.type in ("resigned", "forfeited"):  # forfeited: out of time (referee/table.py)
             state.result = event.payload["result"]
             return state
         if event.type in ("game-aborted", "seed-revealed"):

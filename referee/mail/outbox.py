@@ -230,18 +230,22 @@ def compose(service, game_id: str, seat: int, reason: str, note: str | None = No
             "deadline": view.get("deadline"), "result": view["result"]}
 
 
-def queue_notice(service, game_id: str, seat: int, reason: str, note: str | None = None) -> str:
+def queue_notice(service, game_id: str, seat: int, reason: str, note: str | None = None,
+                 version: int | None = None) -> str:
     """Queue a notice for ``seat`` of ``game_id`` now (at the game's version) and
     return its id. Queueing the same (game, seat, version, reason) again is a no-op,
     so a retry or a second process never makes a second notice. ``reason`` is one of
-    REASONS; ``note`` is a line of the caller's own (e.g. "2 hours left")."""
+    REASONS; ``note`` is a line of the caller's own (e.g. "2 hours left").
+    ``version``: the version that names the notice, when it is not the game's
+    version now (a reminder is named by the version its seat's time started at,
+    so other seats' moves meanwhile never make it a second reminder)."""
     if reason not in REASONS:
         raise ValueError(f"reason must be one of {REASONS}")
     rec = service.record(game_id)
     if not isinstance(seat, int) or not 0 <= seat < len(rec.players):
         raise MalformedMove(f"seat must be a number from 0 to {len(rec.players) - 1}", field="seat")
     body = compose(service, game_id, seat, reason, note)
-    nid = notice_id(game_id, seat, body["version"], reason)
+    nid = notice_id(game_id, seat, body["version"] if version is None else version, reason)
     box = outbox_of(service)
     box.put({"id": nid, "game": game_id, "seat": seat, "version": body["version"], "reason": reason,
              "body": body, "created": time.time()})

@@ -28,6 +28,10 @@ def _unavailable() -> tuple[type[BaseException], ...]:
 StoreUnavailable = _unavailable()
 
 
+# ``append(timer=KEEP)``: leave the game's timer as it is.
+KEEP = type("Keep", (), {"__repr__": lambda self: "KEEP"})()
+
+
 class Conflict(Exception):
     """Another writer appended first; ``current`` is the log's length now."""
 
@@ -96,11 +100,37 @@ class Store:
         ...
 
     def append(self, game_id: str, expected: int, events: list[Event], *, status: str,
-               idem: tuple[str, dict] | None = None, snapshot: Snapshot | None = None) -> None:
+               idem: tuple[str, dict] | None = None, snapshot: Snapshot | None = None,
+               timer=KEEP) -> None:
         """Append if the log's length is ``expected``; else raise ``Conflict``. With
         ``idem`` (key, answer), record the answer in the same atomic write, raising
-        ``DuplicateRequest`` if that key is already recorded."""
+        ``DuplicateRequest`` if that key is already recorded. ``timer``: the
+        moment the game's clock next needs looking at after these events (an ISO
+        time, or None for none; see referee/clock.py ``next_timer``), written with
+        them into the deadline index; KEEP leaves it as it is."""
         ...
+
+    # ---- the deadline index (referee/timeouts.py reads it) ---------------------------
+
+    def due_timers(self, now: str, limit: int = 100) -> list[str]:
+        """The games whose timer is at or before ``now``, earliest first: found by an
+        index, never by reading every game."""
+        ...
+
+    def set_timer(self, game_id: str, version: int, timer: str | None) -> bool:
+        """Move the game's timer once its keeper has fired what was due, only if the
+        log is still at ``version`` (else the append that moved it set a fresher
+        one). Returns whether it was written."""
+        ...
+
+    def timer(self, game_id: str) -> str | None:
+        """The game's timer as the index holds it."""
+        ...
+
+    def repair_timers(self) -> int:
+        """Put back into the index any timer a crash left out of it (stores whose
+        index is a second write). Returns how many were put back."""
+        return 0
 
     def answer(self, game_id: str, key: str) -> dict | None:
         """The recorded answer for an idempotency key, if any."""

@@ -16,7 +16,7 @@ import json
 import redis
 
 from referee.events import Event
-from referee.store import Conflict, DuplicateRequest, GameRecord, Snapshot, Store
+from referee.store import KEEP, Conflict, DuplicateRequest, GameRecord, Snapshot, Store
 
 OLD_INDEX = "referee:games"  # before 0.2.0: every game id, scored by creation time
 # The listing: sorted sets, every member scored 0 so they sort by their text
@@ -51,9 +51,11 @@ if ARGV[3] ~= '' then
   local got = redis.call('GET', KEYS[3])
   if got then return {2, got} end
 end
-for i = 7, #ARGV do redis.call('RPUSH', KEYS[1], ARGV[i]) end
-local v = n + #ARGV - 6
+for i = 8, #ARGV do redis.call('RPUSH', KEYS[1], ARGV[i]) end
+local v = n + #ARGV - 7
 redis.call('HSET', KEYS[2], 'status', ARGV[2], 'version', v)
+if ARGV[7] == 'none' then redis.call('HDEL', KEYS[2], 'timer')
+elseif ARGV[7] ~= 'keep' then redis.call('HSET', KEYS[2], 'timer', ARGV[7]) end
 if ARGV[3] ~= '' then redis.call('SET', KEYS[3], ARGV[3]) end
 if ARGV[4] ~= '' then redis.call('HSET', KEYS[4], 'seq', ARGV[4], 'code', ARGV[5], 'blob', ARGV[6]) end
 return {1, v, was, created}
@@ -67,8 +69,43 @@ if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
 redis.call('HSET', KEYS[1], 'record', ARGV[1], 'status', ARGV[2], 'version', ARGV[3],
            'game', ARGV[4], 'created_at', ARGV[5])
 redis.call('RPUSH', KEYS[2], ARGV[6])
+if ARGV[7] ~= '' then redis.call('HSET', KEYS[1], 'timer', ARGV[7]) end
 return 1
 """
+
+
+# The deadline index: every game's next timer in one sorted set (score: the time
+# as seconds since 1970), tagged like the listing with the version that set it.
+# The game's own ``timer`` field, written atomically with its events, is the
+# truth; the set is a second write beside it (a cluster keeps it in another
+# slot), so a crash between them can leave a timer out of the set, which
+# ``repair_timers`` (run when a keeper starts) puts back.
+TIMERS = "{referee:timers}:"
+TIMER_KEYS = [TIMERS + "at", TIMERS + "version"]
+INDEX_TIMER = """
+local v = redis.call('HGET', KEYS[2], ARGV[1])
+if v and tonumber(v) > tonumber(ARGV[2]) then return 0 end
+if ARGV[3] == '' then
+  redis.call('ZREM', KEYS[1], ARGV[1])
+  redis.call('HDEL', KEYS[2], ARGV[1])
+else
+  redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
+  redis.call('ZADD', KEYS[1], ARGV[3], ARGV[1])
+end
+return 1
+"""
+# The keeper's move of a timer, only if the log is still at its version.
+SET_TIMER = """
+if redis.call('HGET', KEYS[1], 'version') ~= ARGV[1] then return 0 end
+if ARGV[2] == '' then redis.call('HDEL', KEYS[1], 'timer') else redis.call('HSET', KEYS[1], 'timer', ARGV[2]) end
+return 1
+"""
+
+
+def _score(timer: str) -> float:
+    from referee.clock import parse_at
+
+    return parse_at(timer).timestamp()
 
 
 def _k(game_id: str, what: str) -> str:
@@ -91,6 +128,8 @@ class RedisStore(Store):
         self._create = self.r.register_script(CREATE)
         self._append = self.r.register_script(APPEND)
         self._move = self.r.register_script(MOVE)
+        self._index_timer = self.r.register_script(INDEX_TIMER)
+        self._set_timer = self.r.register_script(SET_TIMER)
         self._index_old_games()
 
     def _index_old_games(self) -> None:
@@ -107,15 +146,20 @@ class RedisStore(Store):
         """Put the game in the listing under ``status`` as of ``version``."""
         self._move(keys=LIST_KEYS, args=[f"{created_at}|{game_id}", game_id, version, status])
 
-    def create(self, record: GameRecord, first: Event) -> None:
+    def create(self, record: GameRecord, first: Event, timer: str | None = None) -> None:
         made = self._create(keys=[_k(record.id, "meta"), _k(record.id, "log")],
                             args=[json.dumps(record.to_dict()), record.status, first.seq, record.game,
-                                  record.created_at, first.to_json()])
+                                  record.created_at, first.to_json(), timer or ""])
         if not made:
             raise ValueError(f"game {record.id} exists already")
         # The listing lives outside the game's hash slot, so it is a second write: a
         # crash between the two leaves a game that is reachable but not listed.
         self._list(record.id, record.created_at, record.status, first.seq)
+        if timer is not None:
+            self._index(record.id, first.seq, timer)
+
+    def _index(self, game_id: str, version: int, timer: str | None) -> None:
+        self._index_timer(keys=TIMER_KEYS, args=[game_id, version, "" if timer is None else _score(timer)])
 
     def record(self, game_id: str) -> GameRecord | None:
         got = self.r.hmget(_k(game_id, "meta"), "record", "status", "version")
@@ -136,13 +180,14 @@ class RedisStore(Store):
     def events(self, game_id: str, after: int = 0, limit: int | None = None) -> list[Event]:
         return [Event.from_json(b) for b in self.raw_events(game_id, after, limit)]
 
-    def append(self, game_id, expected, events, *, status, idem=None, snapshot=None):
+    def append(self, game_id, expected, events, *, status, idem=None, snapshot=None, timer=KEEP):
         keys = [_k(game_id, "log"), _k(game_id, "meta"),
                 _k(game_id, "answer:" + idem[0]) if idem else _k(game_id, "answer:"),
                 _k(game_id, "snap")]
         args = [expected, status, json.dumps(idem[1]) if idem else "",
                 snapshot.seq if snapshot else "", snapshot.code if snapshot else "",
-                snapshot.blob if snapshot else b""]
+                snapshot.blob if snapshot else b"",
+                "keep" if timer is KEEP else "none" if timer is None else timer]
         args += [e.to_json() for e in events]
         outcome = self._append(keys=keys, args=args)
         code, value = outcome[0], outcome[1]
@@ -152,6 +197,33 @@ class RedisStore(Store):
             raise DuplicateRequest(json.loads(value))
         if (outcome[2] or b"").decode() != status and outcome[3]:
             self._list(game_id, outcome[3].decode(), status, int(value))
+        if timer is not KEEP:
+            self._index(game_id, int(value), timer)
+
+    def due_timers(self, now: str, limit: int = 100) -> list[str]:
+        return [m.decode() for m in self.r.zrangebyscore(TIMER_KEYS[0], "-inf", _score(now),
+                                                         start=0, num=limit)]
+
+    def set_timer(self, game_id: str, version: int, timer: str | None) -> bool:
+        if not self._set_timer(keys=[_k(game_id, "meta")], args=[version, timer or ""]):
+            return False
+        self._index(game_id, version, timer)
+        return True
+
+    def timer(self, game_id: str) -> str | None:
+        got = self.r.hget(_k(game_id, "meta"), "timer")
+        return got.decode() if got else None
+
+    def repair_timers(self) -> int:
+        """Every running game's own timer, put (back) into the index: a scan of the
+        active listing, run once when a keeper starts, never on the way to a move."""
+        n = 0
+        for row in self.games(status="active"):
+            timer = self.timer(row["id"])
+            if timer is not None and self.r.zscore(TIMER_KEYS[0], row["id"]) != _score(timer):
+                self._index(row["id"], row["version"], timer)
+                n += 1
+        return n
 
     def answer(self, game_id: str, key: str) -> dict | None:
         got = self.r.get(_k(game_id, "answer:" + key))

@@ -25,7 +25,7 @@ import sqlite3
 import threading
 
 from referee.events import Event
-from referee.store import Conflict, DuplicateRequest, GameRecord, Snapshot, Store
+from referee.store import KEEP, Conflict, DuplicateRequest, GameRecord, Snapshot, Store
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS games (
@@ -44,6 +44,11 @@ CREATE TABLE IF NOT EXISTS snapshots (
 CREATE INDEX IF NOT EXISTS games_listing ON games (status, created_at, id);
 CREATE INDEX IF NOT EXISTS games_created ON games (created_at, id);
 DROP INDEX IF EXISTS games_status;
+"""
+# The deadline index: each game's next timer (referee/clock.py), written in the
+# same transaction as the events that set it. Added in 0.2.0 to older files.
+TIMERS = """
+CREATE INDEX IF NOT EXISTS games_timer ON games (timer) WHERE timer IS NOT NULL;
 """
 
 
@@ -72,6 +77,9 @@ class SqliteStore(Store):
         self._waiting: list[_Append] = []
         with self._conn() as conn:
             conn.executescript(SCHEMA)
+            if "timer" not in {r[1] for r in conn.execute("PRAGMA table_info(games)").fetchall()}:
+                conn.execute("ALTER TABLE games ADD COLUMN timer TEXT")
+            conn.executescript(TIMERS)
 
     def _conn(self) -> sqlite3.Connection:
         conn = getattr(self._local, "conn", None)
@@ -84,17 +92,18 @@ class SqliteStore(Store):
             self._local.conn, self._local.pid = conn, os.getpid()
         return conn
 
-    def create(self, record: GameRecord, first: Event) -> None:
+    def create(self, record: GameRecord, first: Event, timer: str | None = None) -> None:
         with self._write_lock:
-            self._create(record, first)
+            self._create(record, first, timer)
 
-    def _create(self, record: GameRecord, first: Event) -> None:
+    def _create(self, record: GameRecord, first: Event, timer: str | None) -> None:
         conn = self._conn()
         conn.execute("BEGIN IMMEDIATE")
         try:
-            conn.execute("INSERT INTO games VALUES (?, ?, ?, ?, ?, ?)",
+            conn.execute("INSERT INTO games (id, game, created_at, record, status, version, timer) "
+                         "VALUES (?, ?, ?, ?, ?, ?, ?)",
                          (record.id, record.game, record.created_at, json.dumps(record.to_dict()),
-                          record.status, first.seq))
+                          record.status, first.seq, timer))
             conn.execute("INSERT INTO events VALUES (?, ?, ?)", (record.id, first.seq, first.to_json()))
             conn.execute("COMMIT")
         except BaseException:
@@ -122,8 +131,8 @@ class SqliteStore(Store):
     def events(self, game_id: str, after: int = 0, limit: int | None = None) -> list[Event]:
         return [Event.from_json(b) for b in self.raw_events(game_id, after, limit)]
 
-    def append(self, game_id, expected, events, *, status, idem=None, snapshot=None):
-        mine = _Append((game_id, expected, events, status, idem, snapshot))
+    def append(self, game_id, expected, events, *, status, idem=None, snapshot=None, timer=KEEP):
+        mine = _Append((game_id, expected, events, status, idem, snapshot, timer))
         with self._queue_lock:
             self._waiting.append(mine)
         with self._write_lock:
@@ -164,7 +173,7 @@ class SqliteStore(Store):
                 w.done = True
 
     @staticmethod
-    def _append_one(conn, game_id, expected, events, status, idem, snapshot):
+    def _append_one(conn, game_id, expected, events, status, idem, snapshot, timer=KEEP):
         rows = conn.execute("SELECT version FROM games WHERE id = ?", (game_id,)).fetchall()
         row = rows[0] if rows else None
         if row is None or row[0] != expected:
@@ -178,8 +187,12 @@ class SqliteStore(Store):
                          (game_id, idem[0], json.dumps(idem[1])))
         conn.executemany("INSERT INTO events VALUES (?, ?, ?)",
                          [(game_id, e.seq, e.to_json()) for e in events])
-        conn.execute("UPDATE games SET status = ?, version = ? WHERE id = ?",
-                     (status, events[-1].seq, game_id))
+        if timer is KEEP:
+            conn.execute("UPDATE games SET status = ?, version = ? WHERE id = ?",
+                         (status, events[-1].seq, game_id))
+        else:
+            conn.execute("UPDATE games SET status = ?, version = ?, timer = ? WHERE id = ?",
+                         (status, events[-1].seq, timer, game_id))
         if snapshot is not None:
             conn.execute("INSERT OR REPLACE INTO snapshots VALUES (?, ?, ?, ?)",
                          (game_id, snapshot.seq, snapshot.code, snapshot.blob))
@@ -218,6 +231,21 @@ class SqliteStore(Store):
         out = [{"id": r[0], "game": r[1], "created_at": r[2], "status": r[3], "version": r[4],
                 "players": json.loads(r[5])["players"]} for r in rows[:limit]]
         return out, (out[-1]["id"] if len(rows) > limit else None)
+
+    def due_timers(self, now: str, limit: int = 100) -> list[str]:
+        rows = self._conn().execute("SELECT id FROM games WHERE timer IS NOT NULL AND timer <= ? "
+                                    "ORDER BY timer LIMIT ?", (now, limit)).fetchall()
+        return [r[0] for r in rows]
+
+    def set_timer(self, game_id: str, version: int, timer: str | None) -> bool:
+        with self._write_lock:
+            cur = self._conn().execute("UPDATE games SET timer = ? WHERE id = ? AND version = ?",
+                                       (timer, game_id, version))
+        return cur.rowcount == 1
+
+    def timer(self, game_id: str) -> str | None:
+        rows = self._conn().execute("SELECT timer FROM games WHERE id = ?", (game_id,)).fetchall()
+        return rows[0][0] if rows else None
 
     def ping(self) -> bool:
         self._conn().execute("SELECT 1").fetchall()

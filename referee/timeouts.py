@@ -1,0 +1,143 @@
+"""What happens at a seat's reminder and deadline, and the keeper that fires them.
+
+Deadlines are a pure function of the log (referee/clock.py). Each append writes
+the game's next timer (its earliest reminder or deadline) into the store's
+deadline index, in the same atomic write as the events; the keeper asks the
+index for the timers that are due (an index lookup, never a scan of the games)
+and has each game ``tick``:
+
+* a reminder due: a ``reminder`` notice to the seat (named by the version its
+  time started at, so it is queued once however often the tick runs);
+* a deadline passed: a ``seat-timed-out`` referee event, appended
+  compare-and-set on the version the tick read. A move that lands first wins
+  (the seat is no longer to act, nothing is appended); two keepers ticking at
+  once append it once. What follows is the clock's ``on_timeout``: ``remind``
+  nothing more (the seat stays to act, marked overdue), ``autoplay`` the basic
+  bot's move for the seat and ``forfeit`` the seat's loss, both referee steps
+  the settle job takes like a deal (referee/table.py);
+* then the timer moves on to the next moment, unless the log moved meanwhile
+  (the append that moved it wrote a fresher one).
+
+Everything the tick does is idempotent, so the keeper may run in several
+processes, and a process killed at any point leaves a timer that is still due:
+the next keeper fires it, once.
+
+The keeper runs as a thread of ``referee serve`` in embedded mode (ticks run in
+that process) and of ``referee worker`` with Redis (ticks go to RQ as jobs, like
+every other referee job). RQ's own scheduler is not where deadlines live: its
+scheduled jobs are a second copy in the queue's Redis, which may keep nothing
+across a restart; the store's index is the one source of truth, and the keeper
+reads it every second.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+
+from referee import clock
+from referee.events import utcnow
+from referee.games.base import ADMIN, RefereeError
+
+log = logging.getLogger("referee.timeouts")
+
+
+def tick(service, game_id: str, now: str | None = None) -> dict:
+    """Fire what is due in ``game_id`` at ``now`` (UTC, as events write it; the
+    wall clock when None). Returns ``{"reminders": [notice ids], "timeout": seat
+    or None}``."""
+    from referee.service import Caller
+
+    now = now or utcnow()
+    fired: dict = {"reminders": [], "timeout": None}
+    rec = service.record(game_id)
+    with service._lock(game_id):
+        table = service.load(game_id, rec)
+        timers = clock.timers(table)
+        version = table.seq
+    late = [t for t in timers if t["kind"] == clock.DEADLINE and t["at"] <= now]
+    if late:
+        seat = late[0]["seat"]
+        try:
+            service.admin_event(game_id, Caller(ADMIN, record=rec), "time out a seat",
+                                lambda table, at, key: table.propose_timeout(seat, max(at, now), salt_key=key))
+        except RefereeError:
+            # a move, another keeper or the admin came first: nothing is owed now,
+            # and the append that won wrote the game's next timer
+            return fired
+        fired["timeout"] = seat
+        service.queue.enqueue_settle(game_id, version + 1)  # autoplay's move or the forfeit
+        _tell(service, game_id, rec, seat, "timeout", f"{rec.players[seat]} ran out of time "
+              f"({table.clock['on_timeout']})", None)
+        service.notify(game_id)
+        return fired
+    for t in timers:
+        if t["kind"] == clock.REMINDER and t["at"] <= now:
+            left = clock.parse_at(clock.deadline(table.clock, table.since[t["seat"]])) - clock.parse_at(now)
+            nid = _tell(service, game_id, rec, t["seat"], "reminder",
+                        f"{_duration(left.total_seconds())} left to move", t["started"])
+            if nid:
+                fired["reminders"].append(nid)
+    service.store.set_timer(game_id, version, clock.next_timer(table, after=now))
+    return fired
+
+
+def _tell(service, game_id: str, rec, seat: int, reason: str, note: str, version: int | None) -> str | None:
+    """Queue a notice for ``seat`` if it has a channel to hear it on."""
+    if str(seat) not in rec.extra.get("contacts", {}):
+        return None
+    from referee.mail import outbox
+
+    return outbox.queue_notice(service, game_id, seat, reason, note, version=version)
+
+
+def _duration(seconds: float) -> str:
+    seconds = max(0, int(seconds))
+    if seconds >= 2 * 86400:
+        return f"{seconds // 86400} days"
+    if seconds >= 2 * 3600:
+        return f"{seconds // 3600} hours"
+    if seconds >= 120:
+        return f"{seconds // 60} minutes"
+    return f"{seconds} seconds"
+
+
+class Keeper(threading.Thread):
+    """Every ``interval`` seconds, hand each game whose timer is due to the queue
+    (``enqueue_tick``). A daemon thread: it dies with its process, and the next
+    keeper finds the same timers still due in the store."""
+
+    def __init__(self, service, interval: float = 1.0):
+        super().__init__(name="clock-keeper", daemon=True)
+        self.service, self.interval = service, interval
+        self.stopping = threading.Event()
+
+    def run(self) -> None:
+        try:  # timers a crash left out of a second-write index
+            self.service.store.repair_timers()
+        except Exception:
+            log.warning("could not repair the deadline index", exc_info=True)
+        while not self.stopping.is_set():
+            try:
+                self.round()
+            except Exception:  # the store away for a moment: the timers wait for us
+                log.warning("clock keeper round failed", exc_info=True)
+            self.stopping.wait(self.interval)
+
+    def round(self) -> int:
+        due = self.service.store.due_timers(utcnow())
+        for game_id in due:
+            try:
+                self.service.queue.enqueue_tick(game_id)
+            except Exception:  # one game's trouble never holds up the others' clocks
+                log.warning("tick of game %s failed", game_id, exc_info=True)
+        return len(due)
+
+    def stop(self) -> None:
+        self.stopping.set()
+
+
+def start_keeper(service, interval: float = 1.0) -> Keeper:
+    keeper = Keeper(service, interval)
+    keeper.start()
+    return keeper
