@@ -249,3 +249,32 @@ def test_an_admin_caller_cannot_force_an_early_timeout(client, service):
             service.admin_event(g.id, Caller(ADMIN, record=rec), "time out a seat",
                                 lambda table, when, key: table.propose_timeout(seat, when, salt_key=key))
     assert g.summary()["version"] == rec.version
+
+
+def test_a_timer_a_crash_left_out_of_the_redis_index_is_put_back(redis_url):
+    from referee.api import create_app
+    from referee.queue import InlineQueue
+    from referee.service import GameService
+    from referee.store import open_store
+    from referee.store.redis import TIMER_KEYS
+
+    service = GameService(open_store(redis_url), InlineQueue())
+    client = create_app(service).test_client()
+    with freeze_time(T0):
+        g = cd_game(client, "forfeit")
+    store = service.store
+    store.r.zrem(TIMER_KEYS[0], g.id)  # as if the process died between the two writes
+    assert store.due_timers(at(4000)) == []
+    assert store.repair_timers() == 1
+    assert store.due_timers(at(4000)) == [g.id]
+    assert store.repair_timers() == 0
+
+
+def test_an_older_writer_never_puts_back_a_timer_a_newer_one_moved(redis_url):
+    from referee.store import open_store
+
+    store = open_store(redis_url)
+    store._index("g1", 5, at(100))
+    store._index("g1", 4, at(50))  # a writer at version 4 finishing late
+    assert store.due_timers(at(60)) == []
+    assert store.due_timers(at(100)) == ["g1"]

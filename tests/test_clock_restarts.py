@@ -1,0 +1,101 @@
+"""A deadline survives anything: every process of the referee killed with -9
+before a seat's deadline and started again after it, the timeout fires exactly
+once and the game audits valid. Real processes (`referee serve`, `referee
+worker`, redis-server) and a real five-second clock, so each test takes about
+fifteen seconds."""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+
+from tests.conftest import free_port
+from tests.test_redis_faults import DurableRedis, call, spawn
+
+CLOCK = {"move_seconds": 5, "remind_seconds": 0, "on_timeout": "forfeit"}
+
+
+def kill(procs) -> None:
+    for p in procs:
+        try:
+            os.killpg(p.pid, signal.SIGKILL)  # gunicorn's workers too
+        except ProcessLookupError:
+            pass
+        p.wait(10)
+
+
+def wait_up(base: str) -> None:
+    deadline = time.time() + 60
+    while True:
+        try:
+            if call(base, "GET", "/healthz")[0] == 200:
+                return
+        except OSError:
+            pass
+        assert time.time() < deadline, "referee serve did not start"
+        time.sleep(0.1)
+
+
+def export(base: str, gid: str, admin: str) -> str:
+    import urllib.request
+
+    req = urllib.request.Request(f"{base}/v1/games/{gid}/export", headers={"Authorization": f"Bearer {admin}"})
+    with urllib.request.urlopen(req, timeout=10) as r:
+        return r.read().decode()
+
+
+def run_around_a_deadline(env: dict, roles: list[list[str]]) -> None:
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    env = {**env, "REFEREE_KEEPER_INTERVAL": "0.2"}
+    start = [["serve", "--port", str(port), "--threads", "4"]] + roles
+
+    procs = [spawn(*args, env=env) for args in start]
+    try:
+        wait_up(base)
+        status, created = call(base, "POST", "/v1/games", {
+            "game": "castle-danger", "players": ["Ann", "Bob"], "options": {"clock": CLOCK}})
+        assert status == 201, created
+        gid, admin = created["id"], created["admin_token"]
+        deadline = call(base, "GET", f"/v1/games/{gid}")[1]["deadline"]
+        assert deadline is not None
+        time.sleep(1)
+        kill(procs)  # every process gone, four seconds before the deadline
+        time.sleep(5)  # the deadline passes while nothing runs
+        procs = [spawn(*args, env=env) for args in start]
+        wait_up(base)
+        finish = time.time() + 30
+        while call(base, "GET", f"/v1/games/{gid}")[1]["status"] != "finished":
+            assert time.time() < finish, "the timeout did not fire after the restart"
+            time.sleep(0.2)
+        kill(procs)  # and once more, right after it fired: it never fires again
+        procs = [spawn(*args, env=env) for args in start]
+        wait_up(base)
+        time.sleep(2)  # several keeper rounds
+        log = export(base, gid, admin)
+    finally:
+        kill(procs)
+    import json
+
+    from referee import audit
+
+    events = [json.loads(line) for line in log.splitlines()]
+    types = [e["type"] for e in events]
+    assert types.count("seat-timed-out") == 1 and types.count("forfeited") == 1, types
+    timed_out = next(e for e in events if e["type"] == "seat-timed-out")
+    assert timed_out["payload"]["deadline"] == deadline and timed_out["at"] >= deadline
+    report = audit.audit(log)
+    assert report["valid"] and report["seed"] == "verified", report
+
+
+def test_embedded_serve_killed_before_a_deadline_fires_it_once_after(tmp_path):
+    run_around_a_deadline({**os.environ, "REFEREE_STORE": f"sqlite:///{tmp_path}/referee.db"}, [])
+
+
+def test_serve_and_worker_killed_before_a_deadline_fire_it_once_after(tmp_path):
+    store = DurableRedis(tmp_path)
+    try:
+        run_around_a_deadline({**os.environ, "REFEREE_STORE": store.url}, [["worker"]])
+    finally:
+        store.kill()
