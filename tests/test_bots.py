@@ -16,8 +16,8 @@ GAMES = [("king-of-danger", 4), ("king-of-danger", 2), ("castle-danger", 2),
          ("king-of-the-castle", 4), ("kings-keys", 3), ("kings-keys", 4)]
 
 
-def bot_game(game, players, kinds, seed="bot-seed", on_turn=None, max_moves=20000):
-    table, log = new_table(game, players, seed=seed)
+def bot_game(game, players, kinds, seed="bot-seed", on_turn=None, max_moves=20000, options=None):
+    table, log = new_table(game, players, options, seed=seed)
     for _ in range(max_moves):
         if table.over:
             return table, log
@@ -101,3 +101,46 @@ def test_a_bot_never_reads_what_its_seat_cannot_see(game, players, kind):
 
         bot_game(game, players, [kind] * players, seed=seed, on_turn=check)
     assert compared > 50
+
+
+def _swap_hidden_pieces(state, seat, rnd):
+    """The same Hidden Danger position as ``seat`` sees it: each of the opponent's
+    hidden pieces made another kind its owner still has in supply (the supply
+    taking back the old kind), so the counts shown stay the same."""
+    other = copy.deepcopy(state)
+    changed = False
+    for sq, p in sorted(other.pieces.items()):
+        if p["owner"] == seat or not p["hidden"]:
+            continue
+        supply = other.supply[p["owner"]]
+        kinds = [k for k in ("Z", "B", "C") if k != p["kind"] and supply.get(k, 0) > 0]
+        if kinds:
+            new = rnd.choice(kinds)
+            supply[new] -= 1
+            supply[p["kind"]] += 1
+            other.pieces[sq] = {**p, "kind": new}
+            changed = True
+    return other, changed
+
+
+@pytest.mark.parametrize("kind", bots.KINDS)
+def test_a_hidden_danger_bot_never_reads_the_opponents_hidden_pieces(kind):
+    """Hidden Danger positions that differ only in what the opponent's hidden
+    pieces are get the same move, at every action of bot games."""
+    rnd = random.Random(f"hidden-{kind}")
+    compared = differed = 0
+    for g in range(6):
+        def check(table, seat, _kind, move):
+            nonlocal compared, differed
+            twin = copy.copy(table)
+            twin.state, changed = _swap_hidden_pieces(table.state, seat, rnd)
+            assert table.engine.view(twin.state, seat) == table.engine.view(table.state, seat)
+            assert bots.choose(kind, twin, seat, Rng("tie", 99)) == bots.choose(
+                kind, table, seat, Rng("tie", 99))
+            compared += 1
+            differed += changed and twin.state != table.state
+
+        bot_game("castle-danger", 2, ["random", kind], seed=f"hidden-{g}", on_turn=check,
+                 options={"variant": "hidden-danger", "turn_limit": 40})
+    assert compared > 100
+    assert differed > 10, "the games never had two hidden pieces of different kinds to swap"
