@@ -99,3 +99,53 @@ def test_serve_and_worker_killed_before_a_deadline_fire_it_once_after(tmp_path):
         run_around_a_deadline({**os.environ, "REFEREE_STORE": store.url}, [["worker"]])
     finally:
         store.kill()
+
+
+def test_a_worker_killed_again_and_again_across_a_deadline_fires_it_once(tmp_path):
+    """The worker is killed with -9 every few tenths of a second from just before
+    the deadline until just after it, so some kills land in the middle of the
+    tick job or of the autoplayed move's settle job: one timeout, one move."""
+    import json
+    import random
+
+    from referee import audit
+
+    store = DurableRedis(tmp_path)
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    env = {**os.environ, "REFEREE_STORE": store.url, "REFEREE_KEEPER_INTERVAL": "0.1"}
+    serve = spawn("serve", "--port", str(port), "--threads", "4", env=env)
+    workers = [spawn("worker", env=env)]
+    try:
+        wait_up(base)
+        status, created = call(base, "POST", "/v1/games", {
+            "game": "castle-danger", "players": ["Ann", "Bob"],
+            "options": {"clock": {**CLOCK, "on_timeout": "autoplay"}}})
+        assert status == 201, created
+        gid, admin = created["id"], created["admin_token"]
+        version = call(base, "GET", f"/v1/games/{gid}")[1]["version"]
+        rnd = random.Random(5)
+        time.sleep(3.5)  # 1.5 s before the deadline
+        until = time.time() + 4
+        while time.time() < until:
+            time.sleep(rnd.uniform(0.1, 0.5))
+            kill(workers)
+            workers = [spawn("worker", env=env)]
+        finish = time.time() + 30
+        while call(base, "GET", f"/v1/games/{gid}")[1]["version"] < version + 2:
+            assert time.time() < finish, "the timeout or its move did not happen"
+            time.sleep(0.2)
+        time.sleep(1.5)
+        log = export(base, gid, admin)
+    finally:
+        kill(workers + [serve])
+        store.kill()
+    events = [json.loads(line) for line in log.splitlines()]
+    after = events[version:]
+    assert [e["type"] for e in after][:1] == ["seat-timed-out"]
+    assert sum(e["type"] == "seat-timed-out" for e in events) == 1
+    seat = after[0]["payload"]["seat"]
+    assert after[1]["actor"] == seat and "move" in after[1]["payload"]  # the one autoplayed move
+    assert len([e for e in after if e["actor"] == seat and "move" in e["payload"]]) == 1
+    report = audit.audit(log)
+    assert report["valid"], report
