@@ -1,6 +1,6 @@
 """A long fuzzing campaign against the API's own OpenAPI document.
 
-    python benchmarks/fuzz_campaign.py [--examples 5000] [--seconds S]
+    python benchmarks/fuzz_campaign.py [--examples 5000] [--seconds S] [--only EXPR]
 
 Runs tests/test_schema_fuzz.py with many examples per operation (the suite runs
 it with 100) and prints, per operation, the requests sent, the 5xx answers and the
@@ -26,13 +26,17 @@ def main() -> int:
     p.add_argument("--examples", type=int, default=5000, help="generated requests per operation")
     p.add_argument("--seconds", type=float, default=None,
                    help="stop after this long and print what was sent so far (a busy machine)")
+    p.add_argument("--only", default=None,
+                   help="a pytest -k expression choosing operations, e.g. 'board.svg or log' "
+                        "(the check that the live games are still sound always runs)")
     args = p.parse_args()
+    select = ["-k", f"({args.only}) or live_games_are_still_sound"] if args.only else []
     tally = Path(tempfile.mkdtemp()) / "tally.json"
     env = {**os.environ, "REFEREE_FUZZ_EXAMPLES": str(args.examples), "REFEREE_FUZZ_TALLY": str(tally),
            "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
     started = time.monotonic()
     run = subprocess.Popen([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-                            str(ROOT / "tests" / "test_schema_fuzz.py")], env=env, cwd=ROOT,
+                            str(ROOT / "tests" / "test_schema_fuzz.py"), *select], env=env, cwd=ROOT,
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     cut_short = False
     try:
