@@ -39,3 +39,39 @@ def with_last_move(text: str, lines: list[str]) -> str:
     if not lines:
         return text
     return text.rstrip("\n") + "\n\nLast: " + "\n      ".join(lines) + "\n"
+
+
+def _seconds(n: int) -> str:
+    for unit, size in (("day", 86400), ("hour", 3600), ("minute", 60)):
+        if n >= size and n % size == 0:
+            return f"{n // size} {unit}{'s' if n // size != 1 else ''}"
+    return f"{n} seconds"
+
+
+def common(event: Event) -> str | None:
+    """Words for the referee's own events every game shares (clock, seats, the
+    end by abort or time, the seed), seats by number; None for any other event,
+    which its engine describes."""
+    if event.actor != "referee" or not isinstance(event.payload, dict):
+        return None
+    p = event.payload
+    if event.type == "seat-timed-out":
+        then = {"remind": "the organiser is told", "autoplay": "the referee moves for them",
+                "forfeit": "they lose the game"}.get(p.get("on_timeout"), "")
+        return f"seat {p.get('seat')} ran out of time ({p.get('deadline')}): {then}"
+    if event.type == "forfeited":
+        return f"seat {p.get('seat')} loses on time"
+    if event.type == "seat-replaced":
+        return f"seat {p.get('seat')} is now played by {p.get('name')}"
+    if event.type == "clock-changed":
+        clock = p.get("clock")
+        if not clock:
+            return "the organiser removes the clock"
+        if p.get("paused"):
+            return "the organiser pauses the clock"
+        return f"the clock is set to {_seconds(clock.get('move_seconds', 0))} a move"
+    if event.type == "game-aborted":
+        return f"the organiser ends the game: {p.get('reason', '')}".rstrip(": ")
+    if event.type == "seed-revealed":
+        return "the referee reveals the seed: every deal can now be checked"
+    return None

@@ -278,3 +278,19 @@ def test_an_older_writer_never_puts_back_a_timer_a_newer_one_moved(redis_url):
     store._index("g1", 4, at(50))  # a writer at version 4 finishing late
     assert store.due_timers(at(60)) == []
     assert store.due_timers(at(100)) == ["g1"]
+
+
+def test_the_log_in_words_says_who_ran_out_of_time_by_name(client, service):
+    with freeze_time(T0):
+        g = cd_game(client, "forfeit")
+        seat = g.summary()["to_act"][0]
+        name = ["Ann", "Bob"][seat]
+        client.post(f"/v1/games/{g.id}/clock", headers=g.auth("admin"),
+                    json={"clock": {"move_seconds": 7200, "on_timeout": "forfeit"}})
+    with freeze_time(at(7200)):
+        timeouts.tick(service, g.id)
+    lines = [line["text"] for line in client.get(f"/v1/games/{g.id}/log").json["lines"]]
+    assert "the clock is set to 2 hours a move" in lines
+    assert f"{name} ran out of time ({at(7200)}): they lose the game" in lines
+    assert f"{name} loses on time" in lines
+    assert "the referee reveals the seed: every deal can now be checked" in lines

@@ -201,7 +201,9 @@ class Engine:
             n = int(m.group(1))
             return names[n] if 0 <= n < len(names) else m.group(0)
 
-        return _SEAT.sub(name, self.describe(event))
+        from referee.narration import common
+
+        return _SEAT.sub(name, common(event) or self.describe(event))
 
     def describe(self, event: Event) -> str:
         """One line saying what an event was, seats by number (see ``narrate``)."""
