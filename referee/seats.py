@@ -11,6 +11,10 @@ game's record, so a retry with the same key gets the same token back without any
 token being stored in clear; the record is rewritten again on a retry, which also
 finishes a replacement whose process died between the event and the record.
 Without a key, every call replaces the seat again (and gives another token).
+
+A seat may also be given to a bot (``{"name", "bot": "random" | "basic"}``): the
+event then says ``bot``, the seat keeps no token at all and the referee moves for
+it from then on; giving a bot's seat to a person makes it a person's again.
 """
 
 from __future__ import annotations
@@ -37,7 +41,10 @@ def replace(service, game_id: str, caller, seat, body, idempotency_key: str | No
         raise Forbidden("only the admin token may replace a seat's player")
     if not isinstance(body, dict):
         raise MalformedMove("the body is an object {name, email?, webhook?}", field="body")
-    entry = contactsmod.parse_player(body, 0)  # name, email, webhook checked as at creation
+    import referee.bots  # noqa: F401 - registers the players' "bot" key
+
+    entry = contactsmod.parse_player(body, 0)  # name, email, webhook, bot checked as at creation
+    bot = entry.get("bot")
     if idempotency_key is not None and (not isinstance(idempotency_key, str) or not 1 <= len(idempotency_key) <= 200
                                         or not idempotency_key.isprintable() or not idempotency_key.isascii()):
         raise MalformedMove("Idempotency-Key must be 1 to 200 printable ASCII characters", field="Idempotency-Key")
@@ -48,6 +55,10 @@ def replace(service, game_id: str, caller, seat, body, idempotency_key: str | No
         table = service.load(game_id, rec)
         if table.over:
             raise GameOver("the game is already over")
+        if bot is not None and all(s == seat or s in table.bots for s in range(len(rec.players))) \
+                and table.engine.name == "castle-danger" and not table.state.options.get("turn_limit"):
+            raise MalformedMove("a Castle Danger game of bots only needs a turn limit, and this one has "
+                                "none: give the seat to a person", field="bot")
         if idempotency_key is None:
             token, idem = new_token(), None
             webhook_secret = contactsmod.new_webhook_secret()
@@ -67,8 +78,8 @@ def replace(service, game_id: str, caller, seat, body, idempotency_key: str | No
                 answer = service._replayed(earlier, fingerprint)
                 _rewrite(service, game_id, seat, entry, token, webhook_secret, answer["events"][0]["seq"])
                 return _out(answer, seat, entry, token, webhook_secret)
-        events, fork = table._extend([Draft(SEAT_REPLACED, {"seat": seat, "name": entry["name"]})],
-                                     "referee", utcnow(), rec.salt_secret)
+        payload = {"seat": seat, "name": entry["name"], **({"bot": bot} if bot else {})}
+        events, fork = table._extend([Draft(SEAT_REPLACED, payload)], "referee", utcnow(), rec.salt_secret)
         answer = {"version": fork.seq, "events": [ev.to_dict() for ev in events]}
         try:
             service.store.append(game_id, table.seq, events, status=fork.status,
@@ -84,6 +95,8 @@ def replace(service, game_id: str, caller, seat, body, idempotency_key: str | No
         else:
             table.commit(fork)
         _rewrite(service, game_id, seat, entry, token, webhook_secret, answer["events"][0]["seq"])
+    if fork.due() is not None:  # a bot now to act: its move is the referee's next step
+        service.queue.enqueue_settle(game_id, fork.seq)
     return _out(answer, seat, entry, token, webhook_secret)
 
 
@@ -94,7 +107,8 @@ def _rewrite(service, game_id: str, seat: int, entry: dict, token: str, webhook_
 
     rec = service.record(game_id)
     tokens = {h: who for h, who in rec.tokens.items() if who != seat}
-    tokens[token_hash(token)] = seat
+    if not entry.get("bot"):  # a bot's seat has no token: nobody moves for it
+        tokens[token_hash(token)] = seat
     rec.tokens = tokens
     rec.players = [entry["name"] if i == seat else n for i, n in enumerate(rec.players)]
     contact = {k: entry[k] for k in contactsmod.CONTACT_KEYS if k in entry}
@@ -105,6 +119,8 @@ def _rewrite(service, game_id: str, seat: int, entry: dict, token: str, webhook_
 
 
 def _out(answer: dict, seat: int, entry: dict, token: str, webhook_secret: str) -> dict:
+    if entry.get("bot"):
+        return {"seat": seat, "name": entry["name"], "bot": entry["bot"], **answer}
     out = {"seat": seat, "name": entry["name"], "token": token, **answer}
     if "webhook" in entry:
         out["webhook_secret"] = webhook_secret

@@ -177,8 +177,10 @@ class Table:
                 self.timed_out = {**self.timed_out, seat: self.since.get(seat)}
                 if ev.payload["on_timeout"] in ("autoplay", "forfeit"):
                     self.owed = {**self.owed, seat: ev.payload["on_timeout"]}
-            else:  # seat-replaced: a person takes the seat (a bot's too) ...
+            else:  # seat-replaced: a person (or a bot) takes the seat ...
                 self.bots = {k: v for k, v in self.bots.items() if k != seat}
+                if ev.payload.get("bot"):
+                    self.bots = {**self.bots, seat: ev.payload["bot"]}
                 if seat in self.since:  # ... and gets a full move_seconds
                     self.since = {**self.since, seat: ev.at}
                     self.since_seq = {**self.since_seq, seat: ev.seq}

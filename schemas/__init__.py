@@ -143,12 +143,15 @@ class ReplaceSeat(Schema):
     name = fields.Raw(required=True, metadata={"description": "the new player's name, 1 to 100 characters"})
     email = fields.Raw(metadata={"description": "the new player's e-mail address (private)"})
     webhook = fields.Raw(metadata={"description": "the new player's webhook URL (private)"})
+    bot = fields.Raw(metadata={"description": "random or basic: give the seat to a bot instead of a person"})
 
 
 class SeatReplaced(Schema):
     seat = fields.Integer()
     name = fields.String()
-    token = fields.String(metadata={"description": "the seat's new token (the old one no longer works)"})
+    token = fields.String(metadata={"description": "the seat's new token (the old one no longer works); "
+                                                   "none when the seat is given to a bot"})
+    bot = fields.String(metadata={"description": "random or basic: the seat was given to a bot"})
     webhook_secret = fields.String(metadata={"description": "the new webhook's secret, when one is given"})
     version = fields.Integer()
     events = fields.List(fields.Raw())

@@ -122,3 +122,51 @@ def test_the_audit_refuses_a_bot_move_the_bot_would_not_make(client):
     lines[first_move]["payload"]["move"] = others[0]  # resealed: a legal move, not the bot's
     report = client.post("/v1/audit", data=reseal(lines), content_type="application/x-ndjson").json
     assert not report["valid"] and report["first_error"]["seq"] == lines[first_move]["seq"], report
+
+
+def test_an_absent_players_seat_given_to_a_bot_is_played_by_the_referee(client):
+    g = Game(client, "king-of-danger", ["Ann", "Bob", "Cy"])
+    r = client.post(f"/v1/games/{g.id}/seats/1/replace", json={"name": "Robo", "bot": "basic"},
+                    headers=g.auth("admin"))
+    assert r.status_code == 201, r.json
+    assert r.json["bot"] == "basic" and "token" not in r.json
+    assert r.json["events"][0]["payload"] == {"seat": 1, "name": "Robo", "bot": "basic"}
+    assert g.get("/view", 1).status_code == 401  # the old token is gone, and no new one
+    assert g.summary()["players"] == ["Ann", "Robo", "Cy"]
+    rnd = random.Random(11)
+    for _ in range(3000):
+        s = g.summary()
+        if s["status"] == "finished":
+            break
+        assert 1 not in s["to_act"], s  # the referee moves for the bot's seat
+        seat = s["to_act"][0]
+        moves = [m for m in g.legal(seat) if m["type"] != "resign"]
+        assert g.post(seat, {"move": rnd.choice(moves)}).status_code == 201
+    assert g.summary()["status"] == "finished"
+    report = audit(client, g)
+    assert report["valid"] and report["seed"] == "verified", report
+
+
+def test_the_last_person_of_a_castle_danger_game_without_turn_limit_stays_a_person(client):
+    g = Game(client, "castle-danger", ["Ann", {"name": "Robo", "bot": "basic"}])
+    before = g.export()
+    r = client.post(f"/v1/games/{g.id}/seats/0/replace", json={"name": "Robo2", "bot": "random"},
+                    headers=g.auth("admin"))
+    assert r.status_code == 400 and r.json["field"] == "bot", r.json
+    assert g.export() == before
+
+
+def test_the_audit_refuses_a_seat_given_to_an_unknown_bot(client):
+    from tests.helpers import canonical_lines
+    from tests.test_audit import reseal
+
+    g = Game(client, "king-of-danger", ["Ann", "Bob"])
+    r = client.post(f"/v1/games/{g.id}/seats/1/replace", json={"name": "Robo", "bot": "basic"},
+                    headers=g.auth("admin"))
+    assert r.status_code == 201
+    lines = canonical_lines(g.export())
+    i = next(i for i, e in enumerate(lines) if e["type"] == "seat-replaced")
+    assert client.post("/v1/audit", data=reseal(lines), content_type="application/x-ndjson").json["valid"]
+    lines[i]["payload"]["bot"] = "oracle"
+    report = client.post("/v1/audit", data=reseal(lines), content_type="application/x-ndjson").json
+    assert not report["valid"] and report["first_error"]["code"] == "bad-seat-replaced", report
