@@ -294,3 +294,44 @@ def test_the_log_in_words_says_who_ran_out_of_time_by_name(client, service):
     assert f"{name} ran out of time ({at(7200)}): they lose the game" in lines
     assert f"{name} loses on time" in lines
     assert "the referee reveals the seed: every deal can now be checked" in lines
+
+
+@pytest.mark.parametrize("game,players,options", [
+    ("king-of-danger", 3, {}), ("castle-danger", 2, {"turn_limit": 6}),
+    ("king-of-the-castle", 3, {}), ("kings-keys", 3, {})])
+@pytest.mark.parametrize("on_timeout", ["remind", "autoplay"])
+@pytest.mark.parametrize("store_url", ["sqlite"], indirect=True)  # the rules, not the store, are tested
+def test_random_games_with_absent_players_audit_valid_at_every_timeout(client, service, game, players,
+                                                                       options, on_timeout):
+    """Random play where seats sometimes stay away past their deadline and the
+    keeper ticks at random moments: every timeout the audit sees is one the
+    log owed, and the finished game audits valid with its seed."""
+    import random
+
+    rnd = random.Random(f"{game}-{on_timeout}")
+    clock = {"move_seconds": 600, "remind_seconds": 60, "on_timeout": on_timeout}
+    now = 0.0
+    with freeze_time(at(now)) as frozen:
+        g = Game(client, game, players, {**options, "clock": clock})
+        timeouts_seen = 0
+        for _ in range(250):
+            s = g.summary()
+            if s["status"] == "finished":
+                break
+            step = rnd.choice([5, 30, 300, 700])  # now and then past a deadline
+            now += step
+            frozen.tick(step)
+            fired = timeouts.tick(service, g.id)
+            timeouts_seen += fired["timeout"] is not None
+            s = g.summary()
+            if s["status"] != "active" or not s["to_act"]:
+                continue
+            seat = rnd.choice(s["to_act"])
+            moves = [m for m in g.legal(seat) if m["type"] != "resign"]
+            if moves and rnd.random() < 0.8:
+                assert g.post(seat, {"move": rnd.choice(moves)}).status_code == 201
+        if g.summary()["status"] != "finished":
+            assert g.post(g.summary()["to_act"][0], {"move": {"type": "resign"}}).status_code == 201
+    assert timeouts_seen > 0
+    report = audit(client, g)
+    assert report["valid"] and report["seed"] == "verified", report
