@@ -71,6 +71,8 @@ def cmd_serve(args) -> int:
         app.run(host=args.host, port=args.port, threaded=True)
         return 0
     own_metrics_dir = _metrics_across_processes()
+    # The app bounds its long polls by the threads it has (referee/follow.py).
+    os.environ["REFEREE_THREADS"] = str(args.threads)
     from gunicorn.app.base import BaseApplication
 
     from referee.api import create_app

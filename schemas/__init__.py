@@ -248,6 +248,10 @@ class MoveResult(Schema):
 class EventsArgs(Strict):
     after = fields.Integer(load_default=0, validate=validate.Range(min=0, max=2**31 - 1))
     limit = fields.Integer(load_default=100, validate=validate.Range(min=1, max=1000))
+    wait = fields.Integer(load_default=0, validate=validate.Range(min=0, max=25), metadata={
+        "description": "a long poll: answer as soon as there is an event after `after`, or with "
+                       "none after this many seconds (0, the default: at once). Past the server's "
+                       "bound on waiting requests the answer comes at once, with `Retry-After`"})
 
 
 class GamesArgs(Strict):

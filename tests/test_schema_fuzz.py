@@ -22,6 +22,7 @@ from schemathesis.checks import (
     status_code_conformance,
 )
 
+from referee import follow
 from referee.api import create_app
 from referee.games.base import ADMIN
 from referee.service import Caller, GameService
@@ -44,6 +45,8 @@ def build():
     os.environ.setdefault("REFEREE_AUTH_FAIL_RATE", "100000/minute")
     os.environ.setdefault("REFEREE_AUDIT_RATE", "100000/minute")
     app = create_app(service)
+    # Long polls (`events?wait=S`) are held a moment at most, so generated waits keep the run short.
+    app.extensions["referee-waiters"] = follow.Waiters(longest=0.02)
     games = []
     for game, players in LIVE:
         created = service.create(game, players, {"seed": f"fuzz-{game}"})

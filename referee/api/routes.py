@@ -138,10 +138,26 @@ def moves(args, game_id):
 @blp.response(200, s.Events)
 @blp.doc(security=AUTH)
 @refusals(blp, 400, 401, 404, 429)
-@timed("events")
 def events(args, game_id):
-    """The log as the caller may see it, from `after` (exclusive), at most `limit` events."""
-    return service().events(game_id, caller(game_id), args["after"], args["limit"])
+    """The log as the caller may see it, from `after` (exclusive), at most `limit` events.
+
+    With `wait=S` a long poll: held until the game has an event after `after` (then
+    answered at once) or for S seconds (then `events` is empty). Too many waiting
+    already: answered at once, as with `wait=0`, with `Retry-After`."""
+    from referee import follow
+
+    start, held = time.perf_counter(), follow.Held()
+    try:
+        who = caller(game_id)  # a bad token or game is refused before any wait
+        svc = service()
+        held = follow.of(current_app).wait(lambda: svc.store.version(game_id), args["after"], args["wait"])
+        if held.waited:
+            who = caller(game_id)  # again: the seat may have been given to someone else meanwhile
+        answer = svc.events(game_id, who, args["after"], args["limit"])
+        return answer, 200, ({"Retry-After": str(follow.BUSY_RETRY)} if held.busy else {})
+    finally:
+        # a held request's time is mostly waiting: timed apart, not to swell the events' latency
+        metrics.requests.labels("events-wait" if held.waited else "events").observe(time.perf_counter() - start)
 
 
 @blp.route("/games/<game_id>/export", methods=["GET"])

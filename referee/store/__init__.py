@@ -93,6 +93,12 @@ class Store:
 
     def record(self, game_id: str) -> GameRecord | None: ...
 
+    def version(self, game_id: str) -> int | None:
+        """The log's length (None: no such game), as cheaply as the store can read
+        it: long polls (referee/follow.py) ask for it several times a second."""
+        rec = self.record(game_id)
+        return None if rec is None else rec.version
+
     def events(self, game_id: str, after: int = 0, limit: int | None = None) -> list[Event]: ...
 
     def raw_events(self, game_id: str) -> list[str]:

@@ -169,6 +169,10 @@ class RedisStore(Store):
         rec.status, rec.version = got[1].decode(), int(got[2])
         return rec
 
+    def version(self, game_id: str) -> int | None:
+        got = self.r.hget(_k(game_id, "meta"), "version")
+        return None if got is None else int(got)
+
     def put_record(self, record: GameRecord) -> None:
         # status and version live in their own fields, so this never undoes an append
         self.r.hset(_k(record.id, "meta"), "record", json.dumps(record.to_dict()))

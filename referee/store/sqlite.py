@@ -122,6 +122,10 @@ class SqliteStore(Store):
         rec.status, rec.version = row[1], row[2]
         return rec
 
+    def version(self, game_id: str) -> int | None:
+        rows = self._conn().execute("SELECT version FROM games WHERE id = ?", (game_id,)).fetchall()
+        return rows[0][0] if rows else None
+
     def raw_events(self, game_id: str, after: int = 0, limit: int | None = None) -> list[str]:
         rows = self._conn().execute(
             "SELECT body FROM events WHERE game_id = ? AND seq > ? ORDER BY seq LIMIT ?",
