@@ -39,6 +39,11 @@ def site(tmp_path_factory):
 
     db = tmp_path_factory.mktemp("watch") / "games.db"
     app = create_app(GameService(open_store(f"sqlite:///{db}"), InlineQueue()))
+    from referee import follow
+
+    # Pages left behind keep their long poll held (up to 25 s) on the server:
+    # room for them all, so each new page's poll is really held.
+    app.extensions["referee-waiters"] = follow.Waiters(places=64)
     server = make_server("127.0.0.1", 0, app, threaded=True)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
@@ -167,3 +172,74 @@ def test_a_game_page_fits_a_phone_width(site, browser):
         assert box <= wide[1]
     finally:
         browser.set_window_size(900, 1100)
+
+
+def test_a_page_follows_by_long_poll_and_keeps_a_chosen_position(site, browser):
+    """The page waits on `events?wait=25`; a move made over the API shows within
+    seconds, without reload; looking at an earlier position, it stays there and
+    tells of the news."""
+    import time
+
+    url, client = site
+    g = Game(client, "king-of-danger", ["Ann", "Bob", "Cy"])
+    rnd = random.Random(11)
+    _play(g, rnd, 2)
+    v = g.summary()["version"]
+    browser.get(f"{url}/games/{g.id}")
+    assert browser.find_element("id", "heading").text == "King of Danger: Ann, Bob, Cy"
+    assert g.id not in browser.find_element("id", "heading").text
+    _wait(browser, lambda d: _position(d) == f"{v} / {v}")
+    time.sleep(1.5)  # the page's long poll is held meanwhile
+    _play(g, rnd, 1)
+    moved = time.monotonic()
+    now = g.summary()["version"]
+    _wait(browser, lambda d: _position(d) == f"{now} / {now}", timeout=5)
+    assert time.monotonic() - moved < 3, "the page took too long to show the move"
+    # it learnt of the move from the long poll it had open: asked after event v, held until the move
+    polls = browser.execute_script(
+        "return performance.getEntriesByType('resource').filter(e => e.name.includes('/events?'))"
+        ".map(e => [e.name, e.duration])")
+    assert polls and all("wait=25" in name for name, _ in polls), polls
+    held = [ms for name, ms in polls if name.endswith(f"after={v}")]
+    assert held and held[0] >= 900, polls
+    _wait(browser, lambda d: len(d.find_elements("css selector", "#log li")) == now)
+    # no reload: the page's own script state survives
+    browser.execute_script("window.sameDocument = 1")
+    # step back; a new move leaves the position shown, and says there is news
+    browser.find_element("id", "prev").click()
+    _wait(browser, lambda d: _position(d) == f"{now - 1} / {now}")
+    news = browser.find_element("id", "news")
+    assert not news.is_displayed()
+    _play(g, rnd, 1)
+    later = g.summary()["version"]
+    _wait(browser, lambda d: _position(d) == f"{now - 1} / {later}", timeout=5)
+    assert f"at={now - 1}" in browser.current_url
+    _wait(browser, lambda d: d.find_element("id", "news").is_displayed())
+    assert f"{later - now} new event" in news.text
+    _wait(browser, lambda d: len(d.find_elements("css selector", "#log li")) == later)
+    news.click()
+    _wait(browser, lambda d: _position(d) == f"{later} / {later}")
+    assert not browser.find_element("id", "news").is_displayed()
+    assert browser.execute_script("return window.sameDocument") == 1
+
+
+def test_a_seat_page_follows_with_its_token_in_a_header(site, browser):
+    """The seat's long poll carries its token as a header (the server sees the
+    seat's own events) and its hand is redrawn when the game moves on."""
+    url, client = site
+    g = Game(client, "kings-keys", ["Ann", "Bob", "Cy"])
+    rnd = random.Random(5)
+    browser.get(f"{url}/games/{g.id}#token={g.tokens[0]}")
+    _wait(browser, lambda d: "seat 0" in d.find_element("id", "seen-as").text)
+    v = g.summary()["version"]
+    _wait(browser, lambda d: _position(d) == f"{v} / {v}")
+    for _ in range(3):
+        _play(g, rnd, 1)
+    now = g.summary()["version"]
+    _wait(browser, lambda d: _position(d) == f"{now} / {now}", timeout=8)
+    hand = g.get("/view", 0).json["view"]["hand"]
+    _wait(browser, lambda d: sorted(d.execute_script(
+        "return Array.from(document.querySelectorAll('#picture .hand-card text')).map(t => t.textContent)"))
+        == sorted(hand))
+    assert g.tokens[0] not in browser.execute_script(
+        "return performance.getEntriesByType('resource').map(e => e.name).join(' ')")

@@ -5,8 +5,8 @@
 - ``GET /v1/games/{id}/log?after=N``: the log as the caller may see it, one line of
   words per event (the engine's ``describe`` of the event redacted for the caller).
 - ``GET /``: the games, page by page, by status; ``GET /games/{id}``: one game's
-  page (picture, players, scores, whose turn, log, live updates, stepping through
-  positions). The page works without JavaScript as the spectator's text view.
+  page (picture, players, scores, whose turn, log, stepping through positions,
+  following live by long polls of ``/v1/games/{id}/events?wait=``, referee/follow.py). The page works without JavaScript as the spectator's text view.
 
 The pages and pictures only ever call ``GameService`` with the caller's own
 ``Caller``: they can show nothing the JSON API would not show the same caller.
@@ -25,6 +25,7 @@ from marshmallow import Schema, fields, validate
 from referee.api.openapi import refusals
 from referee.api.routes import AUTH, caller, service
 from referee.events import Event
+from referee.games import engine as engine_by_name
 from referee.games.base import RefereeError
 from referee.service import Caller, NoSuchGame
 from referee.web import pictures
@@ -151,7 +152,7 @@ def game_page(game_id):
     view = svc.view(game_id, spectator, at)
     lines = log_lines(game_id, spectator, 0, 1000)["lines"]
     return render_template("game.html", summary=summary, view=view, lines=lines, at=at,
-                           names=pictures.names(summary["players"]))
+                           names=pictures.names(summary["players"]), title=engine_by_name(summary["game"]).title)
 
 
 def install(app, api) -> None:

@@ -2,6 +2,9 @@
 // The seat's token is read from the address's fragment (#token=...), which the
 // browser never sends to the server; this script sends it only in an
 // Authorization header. No library, no network but this server.
+// Following live is a long poll of the game's events (/events?after=N&wait=25):
+// the server answers as soon as something happens, so nothing is asked again and
+// again while the game stands still.
 (function () {
   "use strict";
   var root = document.getElementById("game");
@@ -13,12 +16,16 @@
   var m = /(?:^|[#&])token=([^&]+)/.exec(location.hash);
   if (m) { token = decodeURIComponent(m[1]); }
   var base = "/v1/games/" + encodeURIComponent(id);
+  var title = root.dataset.title;
+  var status = root.dataset.status;
   var logSeen = 0;
-  var busy = false;
+  var seen = version;  // the last event the long poll has had
+  var newsFrom = at === null ? null : version;  // the version when the page stopped following: news is what came after
+  var WAIT = 25;  // seconds a long poll may be held (the most the API allows)
 
+  function auth() { return token ? { "Authorization": "Bearer " + token } : {}; }
   function get(path) {
-    var headers = token ? { "Authorization": "Bearer " + token } : {};
-    return fetch(base + path, { headers: headers, cache: "no-store" }).then(function (r) {
+    return fetch(base + path, { headers: auth(), cache: "no-store" }).then(function (r) {
       if (!r.ok) { throw new Error(path + ": " + r.status); }
       return (r.headers.get("Content-Type") || "").indexOf("json") >= 0 ? r.json() : r.text();
     });
@@ -35,6 +42,10 @@
   function drawPlayers(summary, view) {
     var body = document.getElementById("players");
     body.textContent = "";
+    status = summary.status;
+    document.getElementById("heading").textContent = title + ": " + summary.players.map(function (p, i) {
+      return typeof p === "string" ? p : (p.name || "seat " + i);
+    }).join(", ");
     summary.players.forEach(function (p, i) {
       var tr = document.createElement("tr");
       var name = typeof p === "string" ? p : (p.name || "seat " + i);
@@ -58,6 +69,7 @@
     return get("/log?limit=1000&after=" + logSeen).then(function (ans) {
       var ol = document.getElementById("log");
       ans.lines.forEach(function (l) {
+        if (l.seq <= logSeen) { return; }  // two answers crossing: each line once
         var li = document.createElement("li");
         li.value = l.seq; li.textContent = l.text;
         ol.appendChild(li); logSeen = l.seq;
@@ -66,14 +78,20 @@
       markLog();
     });
   }
+  function drawNews() {
+    var btn = document.getElementById("news");
+    var n = newsFrom === null ? 0 : version - newsFrom;
+    btn.hidden = at === null || n <= 0;
+    btn.textContent = n === 1 ? "1 new event: show it" : n + " new events: show them";
+    document.getElementById("position").textContent = shown() + " / " + version;
+  }
   function show() {
-    busy = true;
     return Promise.all([get("/board.svg" + q()), get("/view" + q()), get("")]).then(function (r) {
       drawPicture(r[0]);
       version = r[2].version;
       document.getElementById("text").textContent = r[1].text;
       drawPlayers(r[2], r[1]);
-      document.getElementById("position").textContent = shown() + " / " + version;
+      drawNews();
       document.getElementById("seen-as").textContent = r[1].viewer === "seat"
         ? "the view of seat " + r[1].seat : (r[1].viewer === "admin" ? "the organiser's view" : "spectator's view");
       var url = location.pathname + q() + location.hash;
@@ -81,18 +99,28 @@
       markLog();
     }).catch(function (e) {
       document.getElementById("seen-as").textContent = "could not load: " + e.message;
-    }).then(function () { busy = false; });
+    });
   }
+  // One drawing at a time, the latest wish last: news arriving while a position
+  // is being drawn is drawn after it.
+  var drawing = Promise.resolve();
+  function redraw() { drawing = drawing.then(show); return drawing; }
   function step(to) {
-    if (to >= version) { at = null; } else { at = Math.max(1, to); }
+    if (to >= version) { at = null; newsFrom = null; } else {
+      if (at === null) { newsFrom = version; }
+      at = Math.max(1, to);
+    }
     document.getElementById("live").checked = at === null;
-    return show();
+    return redraw();
   }
   document.getElementById("first").onclick = function () { step(1); };
   document.getElementById("prev").onclick = function () { step(shown() - 1); };
   document.getElementById("next").onclick = function () { step(shown() + 1); };
   document.getElementById("last").onclick = function () { step(version); };
-  document.getElementById("live").onchange = function (e) { if (e.target.checked) { step(version); } };
+  document.getElementById("live").onchange = function (e) {
+    if (e.target.checked) { step(version); } else if (at === null) { at = version; newsFrom = version; drawNews(); }
+  };
+  document.getElementById("news").onclick = function () { step(version); };
   document.addEventListener("keydown", function (e) {
     if (e.target.tagName === "INPUT") { return; }
     var keys = { ArrowLeft: shown() - 1, ArrowRight: shown() + 1, Home: 1, End: version };
@@ -101,19 +129,39 @@
   document.querySelector(".controls").hidden = false;
   document.getElementById("log").textContent = "";
 
-  // Following live: a short poll of the summary every few seconds. Each request
-  // answers at once, so no server thread is ever held open waiting.
-  function poll() {
-    if (busy || document.hidden) { return; }
-    get("").then(function (s) {
-      if (s.version !== version) {
-        version = s.version;
-        pullLog();
-        if (document.getElementById("live").checked) { at = null; show(); }
-        else { document.getElementById("position").textContent = shown() + " / " + version; }
-      }
-    }).catch(function () {});
+  // Following live: ask for the events after the last one seen, held by the
+  // server until there are some (or 25 s pass: then simply ask again). New
+  // events bring the log's new lines, and the new position unless an earlier
+  // one is being looked at, which stays shown while a button tells of the news.
+  function over() { return status === "finished" || status === "aborted"; }
+  function later(ms) { setTimeout(follow, ms); }
+  function follow() {
+    if (over() && seen >= version) { return; }  // nothing more will happen
+    var asked = Date.now();
+    fetch(base + "/events?limit=1000&wait=" + WAIT + "&after=" + seen, { headers: auth(), cache: "no-store" })
+      .then(function (r) {
+        var pause = parseInt(r.headers.get("Retry-After") || "0", 10) * 1000;
+        if (r.status === 401 || r.status === 404) {
+          document.getElementById("seen-as").textContent = "stopped following: " + r.status;
+          return;
+        }
+        if (!r.ok) { return later(Math.max(pause, 5000)); }  // too many requests, the server away
+        return r.json().then(function (ans) {
+          var evs = ans.events;
+          if (evs.length) {
+            seen = evs[evs.length - 1].seq;
+            version = Math.max(ans.version, seen);
+            pullLog();
+            if (at === null) { redraw(); } else { drawNews(); get("").then(function (s) { status = s.status; }); }
+          }
+          // Past the server's bound on waiting requests the answer comes at once
+          // with Retry-After; a server that holds no long poll at all answers
+          // at once without it: either way, ask again gently, not in a tight loop.
+          if (!evs.length && !pause && Date.now() - asked < 1000) { pause = 2000; }
+          later(evs.length ? 0 : pause);
+        });
+      })
+      .catch(function () { later(5000); });
   }
-  setInterval(poll, 2000);
-  pullLog().then(show);
+  pullLog().then(redraw).then(follow);
 })();
