@@ -35,3 +35,10 @@ def child_exit(server, worker):
     from prometheus_client import multiprocess
 
     multiprocess.mark_process_dead(worker.pid)
+
+
+def post_worker_init(worker):
+    # Long polls (referee/follow.py) end at once when the worker is asked to stop.
+    from referee import follow
+
+    follow.on_worker_start(worker)

@@ -75,6 +75,7 @@ def cmd_serve(args) -> int:
     os.environ["REFEREE_THREADS"] = str(args.threads)
     from gunicorn.app.base import BaseApplication
 
+    from referee import follow
     from referee.api import create_app
     from referee.config import build_service
 
@@ -93,6 +94,7 @@ def cmd_serve(args) -> int:
             # would say the same thing again, less usefully.
             self.cfg.set("accesslog", None)
             self.cfg.set("child_exit", child_exit)
+            self.cfg.set("post_worker_init", follow.on_worker_start)  # long polls end on SIGTERM
 
         def load(self):
             service = build_service(config)

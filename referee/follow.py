@@ -39,6 +39,31 @@ POLL = 0.2
 LONGEST = 25
 # What a client refused a place among the waiters is told to wait before asking again.
 BUSY_RETRY = 2
+# Set when the process is asked to stop: every wait ends at once (answered with
+# what there is), so a restart is not held up by long polls for their whole wait.
+STOPPING = threading.Event()
+
+
+def stop_waiting() -> None:
+    STOPPING.set()
+
+
+def on_worker_start(worker) -> None:
+    """gunicorn's ``post_worker_init`` hook: on SIGTERM (a graceful stop or a
+    reload), end every wait first, then stop as gunicorn would. Without it a
+    stopping worker would keep its long polls up to 25 s, past gunicorn's
+    graceful timeout, and their clients would see the connection cut."""
+    import signal
+
+    before = signal.getsignal(signal.SIGTERM)
+
+    def term(signum, frame):
+        stop_waiting()
+        if callable(before):
+            before(signum, frame)
+
+    signal.signal(signal.SIGTERM, term)
+    signal.siginterrupt(signal.SIGTERM, False)  # as gunicorn has it: requests run on
 
 
 def _default_waiters() -> int:
@@ -102,9 +127,8 @@ class Waiters:
                 if now is None or now > after:
                     return Held(waited=True)
                 left = until - time.monotonic()
-                if left <= 0:
+                if left <= 0 or STOPPING.wait(min(self.poll, left)):
                     return Held(waited=True)
-                time.sleep(min(self.poll, left))
         finally:
             self._give_back()
 

@@ -237,3 +237,59 @@ def test_each_long_poll_answers_what_its_caller_may_see(tmp_path, game, players,
             hidden += answers[w][:n] != answers["admin"][:n]
     # salts stay secret until the end, so a seat's events always differ from the organiser's
     assert hidden
+
+
+def test_a_stopping_server_answers_its_long_polls_at_once(tmp_path):
+    """`referee serve` (gunicorn) sent SIGTERM, as by a restart: a held long poll
+    is answered at once with what there is, not cut off or kept for its whole wait."""
+    import signal
+    import urllib.request
+
+    from tests.conftest import free_port
+
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    env = {k: v for k, v in os.environ.items() if k != "PROMETHEUS_MULTIPROC_DIR"}
+    env["PYTHONPATH"] = str(repo_root())
+    proc = subprocess.Popen([sys.executable, "-m", "referee.cli", "serve", "--store", f"sqlite:///{tmp_path}/r.db",
+                             "--port", str(port), "--workers", "1", "--threads", "4", "--no-access-log"],
+                            cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+
+    def call(path, body=None):
+        req = urllib.request.Request(base + path, data=None if body is None else json.dumps(body).encode(),
+                                     headers={"Content-Type": "application/json"})
+        with urllib.request.urlopen(req, timeout=30) as r:
+            return r.status, json.loads(r.read())
+
+    try:
+        until = time.monotonic() + 60
+        while True:
+            try:
+                if call("/healthz")[0] == 200:
+                    break
+            except OSError:
+                pass
+            assert time.monotonic() < until and proc.poll() is None, "referee serve did not start"
+            time.sleep(0.1)
+        _, created = call("/v1/games", {"game": "kings-keys", "players": ["Ann", "Bob", "Cy"]})
+        got = {}
+
+        def poll():
+            got["answer"] = call(f"/v1/games/{created['id']}/events?after={created['version'] + 50}&wait=25")
+            got["at"] = time.monotonic()
+
+        waiter = threading.Thread(target=poll, daemon=True)
+        waiter.start()
+        time.sleep(1)
+        assert waiter.is_alive()  # held
+        proc.send_signal(signal.SIGTERM)
+        stopped = time.monotonic()
+        waiter.join(10)
+        assert got["at"] - stopped < 3, "the long poll was held after the stop"
+        status, body = got["answer"]
+        assert status == 200 and body["events"] == []
+        assert proc.wait(15) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
