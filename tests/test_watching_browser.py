@@ -243,3 +243,31 @@ def test_a_seat_page_follows_with_its_token_in_a_header(site, browser):
         == sorted(hand))
     assert g.tokens[0] not in browser.execute_script(
         "return performance.getEntriesByType('resource').map(e => e.name).join(' ')")
+
+
+def test_a_page_still_follows_when_the_server_holds_no_more_long_polls(site, browser):
+    """Past the server's bound each long poll is answered at once with
+    Retry-After: the page then asks again after that pause (never in a tight
+    loop) and still shows a move within a few seconds."""
+    from referee import follow
+
+    url, client = site
+    app = client.application
+    kept = app.extensions["referee-waiters"]
+    app.extensions["referee-waiters"] = follow.Waiters(places=0)
+    try:
+        g = Game(client, "castle-danger", ["Ann", "Bob"])
+        v = g.summary()["version"]
+        browser.get(f"{url}/games/{g.id}")
+        _wait(browser, lambda d: _position(d) == f"{v} / {v}")
+        import time
+
+        time.sleep(3)
+        asked = browser.execute_script(
+            "return performance.getEntriesByType('resource').filter(e => e.name.includes('/events?')).length")
+        assert 1 <= asked <= 3, asked  # one every 2 seconds, not a flood
+        _play(g, random.Random(4), 1)
+        now = g.summary()["version"]
+        _wait(browser, lambda d: _position(d) == f"{now} / {now}", timeout=6)
+    finally:
+        app.extensions["referee-waiters"] = kept
