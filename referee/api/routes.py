@@ -135,7 +135,9 @@ def moves(args, game_id):
 
 @blp.route("/games/<game_id>/events", methods=["GET"])
 @blp.arguments(s.EventsArgs(), location="query")
-@blp.response(200, s.Events)
+@blp.response(200, s.Events, headers={"Retry-After": {
+    "description": "only on a long poll answered at once because too many wait already: "
+                   "the seconds to wait before asking again", "schema": {"type": "integer"}}})
 @blp.doc(security=AUTH)
 @refusals(blp, 400, 401, 404, 429)
 def events(args, game_id):
