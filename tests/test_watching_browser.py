@@ -94,7 +94,7 @@ def test_a_game_page_steps_through_positions_and_follows_live(site, browser, gam
     from selenium.webdriver.common.keys import Keys
 
     url, client = site
-    g = Game(client, game, players, options)
+    g = Game(client, game, ["Ann", "Bob", "Cy"][:players], options)  # names, as in the screenshots
     _play(g, random.Random(7), 8)
     v = g.summary()["version"]
     browser.get(f"{url}/games/{g.id}")
