@@ -3,6 +3,7 @@ it receives (and can be told to refuse), and a threaded HTTP receiver."""
 
 from __future__ import annotations
 
+import asyncio
 import email
 import email.policy
 import http.server
@@ -26,9 +27,17 @@ class Inbox:
     def __init__(self):
         self.messages: list[email.message.EmailMessage] = []
         self.failing = False
+        self.delay = 0.0  # seconds each message is held before the answer (a slow server)
+        self.in_data = 0  # messages being held now
         self.lock = threading.Lock()
 
     async def handle_DATA(self, server, session, envelope):  # noqa: N802 - aiosmtpd's name
+        if self.delay:
+            self.in_data += 1
+            try:
+                await asyncio.sleep(self.delay)
+            finally:
+                self.in_data -= 1
         if self.failing:
             return "451 4.3.0 try again later"
         msg = email.message_from_bytes(envelope.content, policy=email.policy.default)
