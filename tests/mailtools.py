@@ -29,6 +29,9 @@ class Inbox:
         self.failing = False
         self.delay = 0.0  # seconds each message is held before the answer (a slow server)
         self.in_data = 0  # messages being held now
+        # called once with the message just kept, before the 250 goes out: a test kills
+        # the sender here, the moment "the server took it, the sender never heard"
+        self.on_accept = None
         self.lock = threading.Lock()
 
     async def handle_DATA(self, server, session, envelope):  # noqa: N802 - aiosmtpd's name
@@ -43,6 +46,9 @@ class Inbox:
         msg = email.message_from_bytes(envelope.content, policy=email.policy.default)
         with self.lock:
             self.messages.append(msg)
+        if self.on_accept is not None:
+            hook, self.on_accept = self.on_accept, None
+            hook(msg)
         return "250 OK"
 
     def to(self, address: str) -> list:

@@ -89,7 +89,7 @@ def message_ids(smtp):
 
 def test_a_refusing_slow_smtp_server_then_recovering_loses_nothing_and_never_slows_a_move(tmp_path):
     smtp = SmtpServer()
-    smtp.inbox.failing, smtp.inbox.delay = True, 1.0  # every message held a second, then 451
+    smtp.inbox.failing, smtp.inbox.delay = True, 2.5  # each message held 2.5 s, then 451
     port = free_port()
     base = f"http://127.0.0.1:{port}"
     proc = spawn("serve", "--port", str(port), "--threads", "4",
@@ -104,8 +104,8 @@ def test_a_refusing_slow_smtp_server_then_recovering_loses_nothing_and_never_slo
         latencies: list[float] = []
         play(base, gid, tokens, random.Random(1), 20, latencies)
         # a sender is busy with a held message most of this time; the moves did not wait for it
-        assert max(latencies) < 0.9, latencies
-        time.sleep(1.5)
+        assert max(latencies) < 1.5, latencies
+        time.sleep(3.0)  # a first try has been refused by now
         notices = listed(base, gid, admin)
         assert not smtp.inbox.messages and all(n["state"] == "pending" for n in notices)
         assert any(n["attempts"] >= 1 and "451" in (n["error"] or "") for n in notices), notices
@@ -130,7 +130,6 @@ def test_a_sender_killed_with_notices_in_flight_loses_none(tmp_path, request, mo
     serve = spawn("serve", "--port", str(port), "--threads", "4", env=env)
     sender = serve if mode == "serve-sqlite" else spawn("worker", env=env)
     procs = [serve, sender]
-    kills = 0
     try:
         wait_up(base, serve)
         code, created = call(base, "POST", "/v1/games", {"game": "king-of-danger", "players": PLAYERS,
@@ -139,14 +138,32 @@ def test_a_sender_killed_with_notices_in_flight_loses_none(tmp_path, request, mo
         gid, admin = created["id"], created["admin_token"]
         tokens = [s["token"] for s in created["seats"]]
         rnd = random.Random(2)
-        for _ in range(2):  # two kills, each while the SMTP server holds a message
+        # first killed while the server holds a message (the server drops it with the
+        # connection: no repeat), then killed the moment the server kept one, before
+        # its 250 reached the sender (the documented window: that one goes twice)
+        kept_at_kill: list[str] = []
+        for held in (True, False):
             play(base, gid, tokens, rnd, 6)
-            deadline = time.time() + 15
-            while smtp.inbox.in_data == 0:
-                assert time.time() < deadline, "the sender never started a message"
-                time.sleep(0.02)
-            kill(sender)
-            kills += 1
+            if held:
+                deadline = time.time() + 15
+                while smtp.inbox.in_data == 0:
+                    assert time.time() < deadline, "the sender never started a message"
+                    time.sleep(0.02)
+                kill(sender)
+            else:
+                victim = sender
+                smtp.inbox.delay = 0.0
+
+                def die(msg, victim=victim):
+                    kept_at_kill.append(msg["Message-ID"].strip("<>").split("@")[0])
+                    os.killpg(victim.pid, signal.SIGKILL)
+
+                smtp.inbox.on_accept = die
+                deadline = time.time() + 15
+                while victim.poll() is None:
+                    assert time.time() < deadline, "the sender never sent a message"
+                    time.sleep(0.02)
+                victim.wait(10)
             if mode == "serve-sqlite":
                 sender = serve = spawn("serve", "--port", str(port), "--threads", "4", env=env)
                 wait_up(base, serve)
@@ -155,14 +172,13 @@ def test_a_sender_killed_with_notices_in_flight_loses_none(tmp_path, request, mo
             procs += [sender]
         smtp.inbox.delay = 0.0
         notices = all_sent(base, gid, admin)
-        time.sleep(0.5)  # a held message the dead sender left is answered by now
+        time.sleep(0.5)  # nothing more is on its way
         got = message_ids(smtp)
         assert set(got) == {n["id"] for n in notices}, "a notice was lost"
-        # the documented window: a notice the server accepted from a sender that then
-        # died before marking it sent goes again, with the same Message-ID, once
-        twice = [nid for nid, c in got.items() if c > 1]
-        assert max(got.values()) <= 2, got
-        assert len(twice) <= kills, twice
+        assert len(kept_at_kill) == 1
+        # the one the server kept as its sender died went again, same Message-ID; no other
+        assert got[kept_at_kill[0]] == 2, got
+        assert all(c == 1 for nid, c in got.items() if nid != kept_at_kill[0]), got
     finally:
         for p in procs:
             kill(p)
