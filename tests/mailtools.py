@@ -79,6 +79,11 @@ class SmtpServer:
     def stop(self) -> None:
         self.controller.stop()
 
+    def start(self) -> None:
+        """Up again on the same port (after ``stop``: the server was down)."""
+        self.controller = Controller(self.inbox, hostname="127.0.0.1", port=self.port)
+        self.controller.start()
+
 
 class HookReceiver:
     """A threaded http.server on a free loopback port keeping every POST."""

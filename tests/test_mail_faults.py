@@ -87,7 +87,7 @@ def message_ids(smtp):
         return collections.Counter(m["Message-ID"].strip("<>").split("@")[0] for m in smtp.inbox.messages)
 
 
-def test_a_refusing_slow_smtp_server_then_recovering_loses_nothing_and_never_slows_a_move(tmp_path):
+def test_a_refusing_slow_then_down_smtp_server_recovering_loses_nothing_and_never_slows_a_move(tmp_path):
     smtp = SmtpServer()
     smtp.inbox.failing, smtp.inbox.delay = True, 2.5  # each message held 2.5 s, then 451
     port = free_port()
@@ -102,9 +102,17 @@ def test_a_refusing_slow_smtp_server_then_recovering_loses_nothing_and_never_slo
         gid, admin = created["id"], created["admin_token"]
         tokens = [s["token"] for s in created["seats"]]
         latencies: list[float] = []
-        play(base, gid, tokens, random.Random(1), 20, latencies)
+        rnd = random.Random(1)
+        play(base, gid, tokens, rnd, 20, latencies)
         # a sender is busy with a held message most of this time; the moves did not wait for it
         assert max(latencies) < 1.5, latencies
+        smtp.stop()  # then the server is down altogether for a while
+        time.sleep(1.0)
+        play(base, gid, tokens, rnd, 6, latencies)
+        assert max(latencies) < 1.5, latencies
+        assert any("Connection" in (n["error"] or "") for n in listed(base, gid, admin)), \
+            listed(base, gid, admin)
+        smtp.start()  # up again, still refusing
         time.sleep(3.0)  # a first try has been refused by now
         notices = listed(base, gid, admin)
         assert not smtp.inbox.messages and all(n["state"] == "pending" for n in notices)
