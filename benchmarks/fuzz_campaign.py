@@ -35,7 +35,7 @@ def main() -> int:
     env = {**os.environ, "REFEREE_FUZZ_EXAMPLES": str(args.examples), "REFEREE_FUZZ_TALLY": str(tally),
            "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
     started = time.monotonic()
-    run = subprocess.Popen([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+    run = subprocess.Popen([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "0",
                             str(ROOT / "tests" / "test_schema_fuzz.py"), *select], env=env, cwd=ROOT,
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     cut_short = False
