@@ -1,4 +1,4 @@
-"""Rate limits (flask-limiter), so no client can starve the others.
+"""Rate limits, so no client can starve the others.
 
 Three limits, each configurable by environment (see docs/running.md), with
 defaults no real player, organiser or test suite meets:
@@ -7,29 +7,66 @@ defaults no real player, organiser or test suite meets:
   gone wrong cannot flood its game's log;
 * failed token checks per client address (``REFEREE_AUTH_FAIL_RATE``, default
   120/minute): tokens cannot be guessed at speed (they are 144 random bits anyway);
+  an address over it waits for every call but liveness, metrics and the docs;
 * audits per client address (``REFEREE_AUDIT_RATE``, default 60/minute): an audit
   of a large log is work, and one client looping audits must not slow play.
 
 Counters live in memory in embedded mode and in Redis where the store or the
 queue is Redis, so every API process counts together. Over a limit: 429
-``too-many-requests`` problem+json with ``Retry-After``.
+``too-many-requests`` problem+json with ``Retry-After`` (the seconds until the
+window that refused it ends).
+
+Fixed windows, counted here rather than by a general-purpose extension because a
+limit is checked on every move: one request reads the address's failed checks
+and counts its own hit in one step (one Redis round trip, no timer threads), and
+only a 401 answer writes a failed check afterwards. Rates are written as
+flask-limiter and ``limits`` write them (``10/second``, ``500/hour``, ``2 per
+minute``, several joined by ``;``).
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
+import logging
+import math
 import os
+import threading
+import time
 
 from flask import Flask, request
-from flask_limiter import Limiter
-from flask_limiter.util import get_remote_address
+from limits import parse_many
+from werkzeug.exceptions import TooManyRequests
 
 DEFAULTS = {"REFEREE_MOVE_RATE": "1200/minute", "REFEREE_AUTH_FAIL_RATE": "120/minute",
             "REFEREE_AUDIT_RATE": "60/minute"}
+PREFIX = "referee-limits"
+# Endpoints every client may call whatever it did before: liveness, metrics and
+# the docs (the static files of every blueprint too).
+EXEMPT = ("api-docs.openapi_json", "api-docs.openapi_swagger_ui")
+EXEMPT_BLUEPRINTS = ("ops",)
+
+log = logging.getLogger("referee.limits")
 
 
-def rate(name: str):
-    return lambda: os.environ.get(name) or DEFAULTS[name]
+class Limited(TooManyRequests):
+    """429 with the seconds until the refusing window ends (referee/api/problems.py
+    answers it as problem+json with Retry-After)."""
+
+    def __init__(self, retry_after: int):
+        super().__init__("too many requests: wait for the time Retry-After gives")
+        self.retry_after = retry_after
+
+
+@functools.lru_cache(maxsize=64)
+def _parsed(text: str) -> tuple[tuple[int, int], ...]:
+    """(amount, seconds) of each limit in a rate text."""
+    return tuple((item.amount, item.get_expiry()) for item in parse_many(text))
+
+
+def rate(name: str) -> tuple[tuple[int, int], ...]:
+    # read at each request, so a changed environment (tests) applies at once
+    return _parsed(os.environ.get(name) or DEFAULTS[name])
 
 
 def token_key() -> str:
@@ -38,7 +75,11 @@ def token_key() -> str:
     header = request.headers.get("Authorization", "")
     if header:
         return "token:" + hashlib.sha256(header.encode("utf-8", "replace")).hexdigest()
-    return "addr:" + (get_remote_address() or "")
+    return "addr:" + address()
+
+
+def address() -> str:
+    return request.remote_addr or "127.0.0.1"
 
 
 def storage_uri(service) -> str:
@@ -48,19 +89,127 @@ def storage_uri(service) -> str:
     return "memory://"
 
 
+def _windows(kind: str, ident: str, limits, now: float) -> list[tuple[str, int, int, float]]:
+    """(key, amount, seconds, window end) of each limit's current fixed window."""
+    out = []
+    for amount, seconds in limits:
+        window = int(now // seconds)
+        out.append((f"{PREFIX}:{kind}:{ident}:{amount}/{seconds}:{window}", amount, seconds,
+                    (window + 1) * seconds))
+    return out
+
+
+class MemoryCounters:
+    """One process's counters: enough where one process serves (embedded mode)."""
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._counts: dict[str, tuple[int, float]] = {}  # key -> (count, expires)
+        self._sweep_at = 0.0
+
+    def step(self, read: list, hit: list, now: float) -> tuple[list[int], list[int]]:
+        """The counts of ``read``'s keys, and of ``hit``'s keys after adding one."""
+        with self._lock:
+            if now >= self._sweep_at:  # drop ended windows now and then, not per request
+                self._counts = {k: v for k, v in self._counts.items() if v[1] > now}
+                self._sweep_at = now + 10
+            got = [self._counts.get(key, (0, 0))[0] for key, _ in read]
+            counted = []
+            for key, ttl in hit:
+                n = self._counts.get(key, (0, 0))[0] + 1
+                self._counts[key] = (n, now + ttl)
+                counted.append(n)
+            return got, counted
+
+    def add(self, keys: list, by: int, now: float) -> None:
+        with self._lock:
+            for key, ttl in keys:
+                n, expires = self._counts.get(key, (0, now + ttl))
+                self._counts[key] = (n + by, expires)
+
+
+class RedisCounters:
+    """Counters in Redis, shared by every API process: one pipelined round trip
+    per request."""
+
+    def __init__(self, url: str):
+        import redis
+
+        self.errors = (redis.RedisError,)
+        self.r = redis.Redis.from_url(url)
+
+    def step(self, read: list, hit: list, now: float) -> tuple[list[int], list[int]]:
+        pipe = self.r.pipeline(transaction=False)
+        for key, _ in read:
+            pipe.get(key)
+        for key, ttl in hit:
+            pipe.set(key, 0, ex=ttl, nx=True)  # the window's expiry set once, with the key
+            pipe.incr(key)
+        got = pipe.execute()
+        return [int(v or 0) for v in got[:len(read)]], [int(v) for v in got[len(read) + 1::2]]
+
+    def add(self, keys: list, by: int, now: float) -> None:
+        pipe = self.r.pipeline(transaction=False)
+        for key, ttl in keys:
+            pipe.set(key, 0, ex=ttl, nx=True)
+            pipe.incrby(key, by)
+        pipe.execute()
+
+
+class Limiter:
+    def __init__(self, uri: str):
+        self.counters = MemoryCounters() if uri == "memory://" else RedisCounters(uri)
+        self.errors = getattr(self.counters, "errors", ())
+        # endpoint -> (rate's environment name, the key of the counter it hits)
+        self.routes = {"games.moves": ("REFEREE_MOVE_RATE", token_key),
+                       "games.inbound_email": ("REFEREE_MOVE_RATE", token_key),
+                       "games.audit": ("REFEREE_AUDIT_RATE", lambda: "addr:" + address())}
+
+    @staticmethod
+    def exempt(endpoint: str | None) -> bool:
+        return (not endpoint or endpoint.rpartition(".")[2] == "static" or endpoint in EXEMPT
+                or endpoint.partition(".")[0] in EXEMPT_BLUEPRINTS)
+
+    def before(self) -> None:
+        endpoint = request.endpoint
+        if self.exempt(endpoint):
+            return
+        now = time.time()
+        failed = _windows("auth-fail", address(), rate("REFEREE_AUTH_FAIL_RATE"), now)
+        route = self.routes.get(endpoint)
+        hits = _windows(endpoint, route[1](), rate(route[0]), now) if route else []
+        try:
+            got, counted = self.counters.step([(k, s) for k, _, s, _ in failed],
+                                              [(k, s) for k, _, s, _ in hits], now)
+        except self.errors as err:  # no counter store: serve rather than refuse everyone
+            log.warning("rate limits not checked: %s", err)
+            return
+        for n, (_, amount, _, ends) in zip(got, failed, strict=True):
+            if n >= amount:
+                if hits:  # refused before its own limit was asked: that hit never was
+                    self._add([(k, s) for k, _, s, _ in hits], -1, now)
+                raise Limited(max(1, math.ceil(ends - now)))
+        for n, (_, amount, _, ends) in zip(counted, hits, strict=True):
+            if n > amount:
+                raise Limited(max(1, math.ceil(ends - now)))
+
+    def after(self, response):
+        if response.status_code == 401 and not self.exempt(request.endpoint):
+            now = time.time()
+            self._add([(k, s) for k, _, s, _ in
+                       _windows("auth-fail", address(), rate("REFEREE_AUTH_FAIL_RATE"), now)], 1, now)
+        return response
+
+    def _add(self, keys: list, by: int, now: float) -> None:
+        try:
+            self.counters.add(keys, by, now)
+        except self.errors as err:
+            log.warning("rate limit not counted: %s", err)
+
+
 def install(app: Flask, service) -> Limiter:
     """One limiter per app (its own counters), with the three limits above."""
-    limiter = Limiter(get_remote_address, app=app, storage_uri=storage_uri(service),
-                      key_prefix="referee-limits", headers_enabled=False, swallow_errors=True,
-                      application_limits=[rate("REFEREE_AUTH_FAIL_RATE")],
-                      application_limits_deduct_when=lambda response: response.status_code == 401)
-    views = app.view_functions
-    for endpoint in ("games.moves", "games.inbound_email"):
-        views[endpoint] = limiter.limit(rate("REFEREE_MOVE_RATE"), key_func=token_key)(views[endpoint])
-    views["games.audit"] = limiter.limit(rate("REFEREE_AUDIT_RATE"))(views["games.audit"])
-    # liveness, metrics and the docs answer whatever a client did before
-    limiter.exempt(app.blueprints["ops"])
-    for endpoint in ("api-docs.openapi_json", "api-docs.openapi_swagger_ui"):
-        if endpoint in views:
-            views[endpoint] = limiter.exempt(views[endpoint])
+    limiter = Limiter(storage_uri(service))
+    app.before_request(limiter.before)
+    app.after_request(limiter.after)
     return limiter

@@ -81,9 +81,8 @@ def install(app: Flask) -> None:
         allow = dict(err.get_headers()).get("Allow")
         if allow:  # RFC 9110: a 405 says which methods the resource has
             resp.headers["Allow"] = allow
-        limit = getattr(err, "limit", None)  # flask-limiter's RateLimitExceeded
-        if err.code == 429:
-            resp.headers["Retry-After"] = str(limit.limit.get_expiry() if limit is not None else 60)
+        if err.code == 429:  # referee/api/limits.py says when its window ends
+            resp.headers["Retry-After"] = str(getattr(err, "retry_after", 60))
         return resp
 
     def store_down(err: Exception):
