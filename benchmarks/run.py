@@ -25,7 +25,11 @@ import threading
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+ROOT = str(Path(__file__).resolve().parent.parent)
+sys.path.insert(0, ROOT)
+# The servers and workers started below run the code beside this script too, not
+# whichever copy of the package happens to be installed.
+CHILD_ENV = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [ROOT, os.environ.get("PYTHONPATH")]))}
 
 from referee.autoplay import new_table  # noqa: E402
 from referee.games.base import ADMIN  # noqa: E402
@@ -145,7 +149,7 @@ def serve(store_url: str, workdir: str, workers: int):
     proc = subprocess.Popen([sys.executable, "-m", "referee.cli", "serve", "--store", store_url,
                              "--port", str(port), "--workers", str(workers), "--threads", "8"],
                             cwd=workdir, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                            env={**os.environ, **SERVER_ENV}, start_new_session=True)
+                            env={**CHILD_ENV, **SERVER_ENV}, start_new_session=True)
     wait_healthy(port)
     return proc, port
 
@@ -279,7 +283,7 @@ def job_latency(redis_url: str, workdir: str, hands: int) -> list[float]:
 
     from referee.queue import RQQueue
 
-    env = {**os.environ, "REFEREE_STORE": redis_url, "REFEREE_QUEUE": redis_url}
+    env = {**CHILD_ENV, "REFEREE_STORE": redis_url, "REFEREE_QUEUE": redis_url}
     proc = subprocess.Popen([sys.executable, "-m", "referee.cli", "worker"], cwd=workdir, env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     svc = GameService(open_store(redis_url), RQQueue(redis_url))
