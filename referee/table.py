@@ -143,6 +143,8 @@ class Table:
         """The seat whose move the referee makes next: one a timeout left owed a
         move, else the lowest bot seat to act (None: no such seat). Asked only
         while the engine has no step of its own due."""
+        if not self.owed and not self.bots:  # most games: no seat the referee plays
+            return None
         acting = self.engine.acting(self.state)
         for seat, what in sorted(self.owed.items()):
             if what == "autoplay" and seat in acting:
@@ -248,8 +250,9 @@ class Table:
     def move_drafts(self, seat: int, move: dict) -> list[Draft]:
         """What ``move`` by ``seat`` would write now, unsealed (changes nothing):
         the audit compares these with the log without building a proposal."""
-        if self.due() is not None and not self.over:
-            raise Settling(f"the referee must first {self.due()}; try again in a moment")
+        due = self.due()
+        if due is not None and not self.over:
+            raise Settling(f"the referee must first {due}; try again in a moment")
         return self.engine.decide(self.state, seat, move)
 
     def step_drafts(self, seed: str | None, salt_key: str | None = None) -> list[Draft]:
