@@ -113,9 +113,10 @@ def test_kill_minus_9_loses_no_acknowledged_move(tmp_path):
         with urllib.request.urlopen(req, timeout=30) as r:
             report = json.loads(r.read())
         assert report["valid"], report
-        # and the game goes on
+        # and the game goes on (a kill just after a hand's end leaves the next deal
+        # owed: the first read deals it, so the game may be past the export)
         status, s = server.call("GET", f"/v1/games/{gid}")
-        assert status == 200 and s["status"] == "active" and s["version"] == max(stored)
+        assert status == 200 and s["status"] == "active" and s["version"] >= max(stored)
         seat = s["to_act"][0]
         _, legal = server.call("GET", f"/v1/games/{gid}/legal", token=tokens[seat])
         move = next(m for m in legal["moves"] if m["type"] != "resign")
