@@ -203,9 +203,11 @@ class GameService:
             raise NoSuchGame(f"no game {game_id!r}")
         return rec
 
-    def caller(self, game_id: str, token: str | None) -> Caller:
-        """The caller a bearer token makes; no token is a spectator."""
-        rec = self.record(game_id)
+    def caller(self, game_id: str, token: str | None, rec: GameRecord | None = None) -> Caller:
+        """The caller a bearer token makes; no token is a spectator. ``rec``: the
+        game's record if this request has just read it."""
+        if rec is None or rec.id != game_id:
+            rec = self.record(game_id)
         if token is None:
             return Caller(None, record=rec)
         presented = token_hash(token)

@@ -34,7 +34,7 @@ import os
 import threading
 import time
 
-from flask import Flask, request
+from flask import Flask, g, request
 from limits import parse_many
 from werkzeug.exceptions import TooManyRequests
 
@@ -107,8 +107,9 @@ class MemoryCounters:
         self._counts: dict[str, tuple[int, float]] = {}  # key -> (count, expires)
         self._sweep_at = 0.0
 
-    def step(self, read: list, hit: list, now: float) -> tuple[list[int], list[int]]:
-        """The counts of ``read``'s keys, and of ``hit``'s keys after adding one."""
+    def step(self, read: list, hit: list, now: float, record_of: str | None = None) -> tuple:
+        """The counts of ``read``'s keys, and of ``hit``'s keys after adding one (and
+        no prefetched record: the store is no Redis of these counters')."""
         with self._lock:
             if now >= self._sweep_at:  # drop ended windows now and then, not per request
                 self._counts = {k: v for k, v in self._counts.items() if v[1] > now}
@@ -119,7 +120,7 @@ class MemoryCounters:
                 n = self._counts.get(key, (0, 0))[0] + 1
                 self._counts[key] = (n, now + ttl)
                 counted.append(n)
-            return got, counted
+            return got, counted, None
 
     def add(self, keys: list, by: int, now: float) -> None:
         with self._lock:
@@ -132,21 +133,31 @@ class RedisCounters:
     """Counters in Redis, shared by every API process: one pipelined round trip
     per request."""
 
-    def __init__(self, url: str):
+    def __init__(self, url: str, store=None):
         import redis
 
         self.errors = (redis.RedisError,)
-        self.r = redis.Redis.from_url(url)
+        # The store's own Redis: its client, and the game's record read in the
+        # same round trip as the counters (a move then waits for two, not three).
+        self.store = store if getattr(store, "url", None) == url and hasattr(store, "record_read") else None
+        self.r = self.store.r if self.store is not None else redis.Redis.from_url(url)
 
-    def step(self, read: list, hit: list, now: float) -> tuple[list[int], list[int]]:
+    def step(self, read: list, hit: list, now: float, record_of: str | None = None) -> tuple:
+        """The counts of ``read``'s keys, of ``hit``'s keys after adding one, and
+        the record of game ``record_of`` as the store reads it (None: not read)."""
         pipe = self.r.pipeline(transaction=False)
         for key, _ in read:
             pipe.get(key)
         for key, ttl in hit:
             pipe.set(key, 0, ex=ttl, nx=True)  # the window's expiry set once, with the key
             pipe.incr(key)
+        fetch = record_of is not None and self.store is not None
+        if fetch:
+            pipe.hmget(*self.store.record_read(record_of))
         got = pipe.execute()
-        return [int(v or 0) for v in got[:len(read)]], [int(v) for v in got[len(read) + 1::2]]
+        counts = got[:len(read) + 2 * len(hit)]
+        record = self.store.record_from(got[-1]) if fetch else None
+        return [int(v or 0) for v in counts[:len(read)]], [int(v) for v in counts[len(read) + 1::2]], record
 
     def add(self, keys: list, by: int, now: float) -> None:
         pipe = self.r.pipeline(transaction=False)
@@ -157,8 +168,8 @@ class RedisCounters:
 
 
 class Limiter:
-    def __init__(self, uri: str):
-        self.counters = MemoryCounters() if uri == "memory://" else RedisCounters(uri)
+    def __init__(self, uri: str, store=None):
+        self.counters = MemoryCounters() if uri == "memory://" else RedisCounters(uri, store)
         self.errors = getattr(self.counters, "errors", ())
         # endpoint -> (rate's environment name, the key of the counter it hits)
         self.routes = {"games.moves": ("REFEREE_MOVE_RATE", token_key),
@@ -178,9 +189,11 @@ class Limiter:
         failed = _windows("auth-fail", address(), rate("REFEREE_AUTH_FAIL_RATE"), now)
         route = self.routes.get(endpoint)
         hits = _windows(endpoint, route[1](), rate(route[0]), now) if route else []
+        # a move's game record comes along (read by the view otherwise)
+        game = request.view_args.get("game_id") if endpoint == "games.moves" and request.view_args else None
         try:
-            got, counted = self.counters.step([(k, s) for k, _, s, _ in failed],
-                                              [(k, s) for k, _, s, _ in hits], now)
+            got, counted, record = self.counters.step([(k, s) for k, _, s, _ in failed],
+                                                      [(k, s) for k, _, s, _ in hits], now, game)
         except self.errors as err:  # no counter store: serve rather than refuse everyone
             log.warning("rate limits not checked: %s", err)
             return
@@ -192,6 +205,8 @@ class Limiter:
         for n, (_, amount, _, ends) in zip(counted, hits, strict=True):
             if n > amount:
                 raise Limited(max(1, math.ceil(ends - now)))
+        if record is not None:
+            g.referee_record = record  # referee/api/routes.py's caller() takes it
 
     def after(self, response):
         if response.status_code == 401 and not self.exempt(request.endpoint):
@@ -209,7 +224,7 @@ class Limiter:
 
 def install(app: Flask, service) -> Limiter:
     """One limiter per app (its own counters), with the three limits above."""
-    limiter = Limiter(storage_uri(service))
+    limiter = Limiter(storage_uri(service), service.store)
     app.before_request(limiter.before)
     app.after_request(limiter.after)
     return limiter

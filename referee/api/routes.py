@@ -6,7 +6,7 @@ import functools
 import hashlib
 import time
 
-from flask import Response, current_app, request
+from flask import Response, current_app, g, request
 from flask_smorest import Blueprint
 
 import schemas as s
@@ -45,7 +45,9 @@ def bearer() -> str | None:
 
 
 def caller(game_id: str) -> Caller:
-    return service().caller(game_id, bearer())
+    # a record the rate limiter read for this request in its own round trip (once)
+    rec = g.pop("referee_record", None)
+    return service().caller(game_id, bearer(), rec)
 
 
 def timed(endpoint: str):

@@ -162,7 +162,16 @@ class RedisStore(Store):
         self._index_timer(keys=TIMER_KEYS, args=[game_id, version, "" if timer is None else _score(timer)])
 
     def record(self, game_id: str) -> GameRecord | None:
-        got = self.r.hmget(_k(game_id, "meta"), "record", "status", "version")
+        return self.record_from(self.r.hmget(*self.record_read(game_id)))
+
+    @staticmethod
+    def record_read(game_id: str) -> tuple:
+        """The HMGET arguments that read a game's record: another round trip to the
+        same Redis (the rate limiter's, referee/api/limits.py) may carry it."""
+        return _k(game_id, "meta"), "record", "status", "version"
+
+    @staticmethod
+    def record_from(got: list) -> GameRecord | None:
         if got[0] is None:
             return None
         rec = GameRecord.from_dict(json.loads(got[0]))
