@@ -15,17 +15,23 @@ import time
 import urllib.error
 import urllib.request
 
+import pytest
+
 from tests.conftest import free_port
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 class Server:
-    def __init__(self, store: str, cwd):
+    def __init__(self, store: str, cwd, env: dict | None = None):
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
+        # the code beside these tests, whichever copy of the package is installed
+        path = os.pathsep.join(filter(None, [ROOT, os.environ.get("PYTHONPATH")]))
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "referee.cli", "serve", "--store", store, "--port", str(self.port),
              "--threads", "4"], cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-            start_new_session=True)
+            start_new_session=True, env={**os.environ, "PYTHONPATH": path, **(env or {})})
         deadline = time.time() + 60
         while True:
             try:
@@ -55,9 +61,12 @@ class Server:
         self.proc.wait(10)
 
 
-def test_kill_minus_9_loses_no_acknowledged_move(tmp_path):
+@pytest.mark.parametrize("sync", ["full", "normal"])
+def test_kill_minus_9_loses_no_acknowledged_move(tmp_path, sync):
+    """Also without an fsync per commit (REFEREE_SQLITE_SYNC=normal): a killed
+    process leaves its commits in the WAL file the operating system holds."""
     store = f"sqlite:///{tmp_path}/referee.db"
-    server = Server(store, tmp_path)
+    server = Server(store, tmp_path, {"REFEREE_SQLITE_SYNC": sync})
     try:
         status, created = server.call("POST", "/v1/games", {"game": "king-of-danger", "players": ["a", "b", "c"],
                                                            "options": {"seed": "kill-9"}})
@@ -101,7 +110,7 @@ def test_kill_minus_9_loses_no_acknowledged_move(tmp_path):
         if server.proc.poll() is None:
             server.kill()
 
-    server = Server(store, tmp_path)
+    server = Server(store, tmp_path, {"REFEREE_SQLITE_SYNC": sync})
     try:
         export = subprocess.run([sys.executable, "-m", "referee.cli", "export", gid, "--store", store],
                                 capture_output=True, text=True, timeout=60, cwd=tmp_path)
@@ -124,3 +133,22 @@ def test_kill_minus_9_loses_no_acknowledged_move(tmp_path):
         assert status == 201
     finally:
         server.kill()
+
+
+def test_sqlite_sync_level_is_full_unless_normal_is_asked(tmp_path, monkeypatch):
+    from referee.store.sqlite import SqliteStore
+
+    def level() -> int:
+        store = SqliteStore(f"/{tmp_path}/sync.db")
+        try:
+            return store._conn().execute("PRAGMA synchronous").fetchone()[0]
+        finally:
+            store.close()
+
+    monkeypatch.delenv("REFEREE_SQLITE_SYNC", raising=False)
+    assert level() == 2  # FULL: an fsync per commit
+    monkeypatch.setenv("REFEREE_SQLITE_SYNC", "normal")
+    assert level() == 1  # NORMAL
+    monkeypatch.setenv("REFEREE_SQLITE_SYNC", "off")  # never taken for a weaker setting
+    with pytest.raises(ValueError, match="full or normal"):
+        SqliteStore(f"/{tmp_path}/sync2.db")

@@ -1,7 +1,11 @@
 """The embedded store: one SQLite file in WAL mode.
 
-``synchronous=FULL`` makes every acknowledged append durable: a process killed
-with -9 (or a power cut) loses nothing it answered 201 for. The primary key
+``synchronous=FULL`` (the default) makes every acknowledged append durable: a
+process killed with -9, or a power cut, loses nothing it answered 201 for.
+``REFEREE_SQLITE_SYNC=normal`` gives up the fsync of each commit (WAL with
+``synchronous=NORMAL``): a killed process still loses nothing, since the commit
+is in the WAL file the operating system holds, but a power cut or a kernel crash
+may lose the last moments of acknowledged moves (docs/operations.md). The primary key
 (game, seq) is the last line of defence against two writers both winning; the
 version check inside ``BEGIN IMMEDIATE`` makes the loser see ``Conflict``.
 
@@ -52,6 +56,19 @@ CREATE INDEX IF NOT EXISTS games_timer ON games (timer) WHERE timer IS NOT NULL;
 """
 
 
+SYNC_LEVELS = {"full": "FULL", "normal": "NORMAL"}
+
+
+def sync_level() -> str:
+    """SQLite's ``synchronous`` setting from ``REFEREE_SQLITE_SYNC``: ``full``
+    (the default, an fsync per commit) or ``normal``; anything else is refused at
+    start, never taken for a weaker setting."""
+    given = os.environ.get("REFEREE_SQLITE_SYNC", "full").strip().lower() or "full"
+    if given not in SYNC_LEVELS:
+        raise ValueError(f"REFEREE_SQLITE_SYNC must be full or normal, not {given!r}")
+    return SYNC_LEVELS[given]
+
+
 class _Append:
     """One append waiting for a group commit."""
 
@@ -69,6 +86,7 @@ class SqliteStore(Store):
         # sqlite:////var/lib/referee/referee.db is absolute.
         path = path[1:] if path.startswith("/") else path
         self.path = path or "referee.db"
+        self.sync = sync_level()
         if os.path.dirname(self.path):
             os.makedirs(os.path.dirname(self.path), exist_ok=True)
         self._local = threading.local()
@@ -87,7 +105,7 @@ class SqliteStore(Store):
             conn = sqlite3.connect(self.path, timeout=30, isolation_level=None,
                                    check_same_thread=False)
             conn.execute("PRAGMA journal_mode=WAL")
-            conn.execute("PRAGMA synchronous=FULL")
+            conn.execute(f"PRAGMA synchronous={self.sync}")
             conn.execute("PRAGMA busy_timeout=30000")
             self._local.conn, self._local.pid = conn, os.getpid()
         return conn
