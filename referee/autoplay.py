@@ -12,6 +12,7 @@ import copy
 import pickle
 import random
 
+from referee.bots import candidates
 from referee.table import Table
 
 
@@ -55,7 +56,8 @@ def check_step(table: Table, seat: int, legal: list[dict]) -> None:
 def random_game(game: str, players: int, options: dict | None = None, seed: str = "s",
                 rnd: random.Random | None = None, max_moves: int = 20000,
                 check: bool = False, on_step=None) -> tuple[Table, list]:
-    """Play random legal moves (never resigning) until the game ends."""
+    """Play random legal moves (never resigning, never asking for a draw or a
+    take-back) until the game ends."""
     rnd = rnd or random.Random(seed)
     table, log = new_table(game, players, options, seed)
     for _ in range(max_moves):
@@ -68,7 +70,9 @@ def random_game(game: str, players: int, options: dict | None = None, seed: str 
         assert legal, f"seat {seat} must act but has no legal move"
         if check:
             check_step(table, seat, legal)
-        play(table, seat, rnd.choice(legal), seed, log)
+        # A bot's choices: no draw offers or take-backs, so seeded games stay as
+        # they were before those moves existed (tests play them on purpose).
+        play(table, seat, rnd.choice(candidates(table.engine, table.state, seat)), seed, log)
         if on_step:
             on_step(table, log)
     else:

@@ -7,7 +7,8 @@ depends only on what the seat sees), plus the referee's seeded randomness
 
 Two kinds:
 
-* ``random``: a uniformly random legal move, never resigning.
+* ``random``: a uniformly random legal move, never resigning (nor offering a
+  draw or a take-back; asked for one, it declines).
 * ``basic``: a short strategy per game, one module per game in this package
   (``referee/bots/<game>.py``, each a ``choose(view, legal, rng)`` function).
 
@@ -54,9 +55,16 @@ class NoMove(Exception):
     """The seat has nothing to do now (not its turn, or the game is over)."""
 
 
+# Moves no bot makes: it never gives up, never asks a person for a draw or a
+# take-back, and answers such a question with no (so, facing one, it declines).
+# Leaving them out also keeps every bot's choice in logs written before they
+# existed exactly as it was, which the audit re-derives.
+NEVER = ("resign", "offer-draw", "take-back", "accept")
+
+
 def candidates(engine, state, seat: int) -> list[dict]:
-    """The legal moves a bot may pick from: every legal move except resigning."""
-    return [m for m in engine.legal(state, seat) if m["type"] != "resign"]
+    """The legal moves a bot may pick from: every legal move but those in ``NEVER``."""
+    return [m for m in engine.legal(state, seat) if m["type"] not in NEVER]
 
 
 def choose_from(kind: str, game: str, view: dict, legal: list[dict], rng) -> dict:

@@ -372,7 +372,7 @@ def test_legal_list_at_the_start():
         {"type": "add", "piece": "Z"}, {"type": "add", "piece": "B"}, {"type": "add", "piece": "C"},
         {"type": "move", "from": "c1", "to": "d1"}, {"type": "move", "from": "c1", "to": "b1"},
         {"type": "move", "from": "e1", "to": "f1"}, {"type": "move", "from": "e1", "to": "d1"},
-        {"type": "end"}, {"type": "resign"},
+        {"type": "end"}, {"type": "offer-draw"}, {"type": "resign"},
     ]
 
 

@@ -152,7 +152,7 @@ def every_conceivable_action(variant: str):
         out += [{"type": "move", "from": sq, "to": n} for n in board.neighbours(sq)]
         out += [{"type": "fire", "from": sq, "at": f"{sq[0]}{r}"} for r in board.RANKS]
         out += [{"type": "build", "at": sq}, {"type": "demolish", "at": sq}]
-    return out + [{"type": "end"}]
+    return out + [{"type": t} for t in ("end", "offer-draw", "take-back", "accept", "decline")]
 
 
 @pytest.mark.parametrize("config", [{"turn_limit": 30}, {"variant": "hidden-danger", "turn_limit": 30}])
@@ -161,10 +161,8 @@ def test_the_legal_list_is_exactly_what_the_referee_accepts(config):
     conceivable = every_conceivable_action(variant)
     seen = set()
 
-    def on_step(table, log):
-        if table.over or len(log) % 2:
-            return
-        eng, seat = table.engine, table.to_act()[0]
+    def exact(table, seat):
+        eng = table.engine
         accepted = []
         for move in conceivable:
             try:
@@ -176,6 +174,18 @@ def test_the_legal_list_is_exactly_what_the_referee_accepts(config):
         assert sorted(map(str, accepted)) == sorted(map(str, legal))
         seen.update(m["type"] for m in legal)
 
+    def on_step(table, log):
+        if table.over or len(log) % 2:
+            return
+        seat = table.to_act()[0]
+        exact(table, seat)
+        if len(log) % 10 == 0:
+            # the same with a draw offer pending: the asker may do nothing, the
+            # opponent only answer
+            _, fork = table.propose(seat, [{"type": "offer-draw"}], seed="exact")
+            exact(fork, seat)
+            exact(fork, 1 - seat)
+
     random_game("castle-danger", 2, config, seed="exact-legal-3", on_step=on_step)
-    expected = {"add", "move", "build", "demolish", "fire", "end"}
-    assert seen == expected | ({"smuggle", "reveal"} if variant == "hidden-danger" else set())
+    expected = {"add", "move", "build", "demolish", "fire", "end", "offer-draw", "accept", "decline"}
+    assert seen == expected | ({"smuggle", "reveal"} if variant == "hidden-danger" else {"take-back"})

@@ -64,6 +64,13 @@ def render(view: dict, names: list[str], viewer) -> str:
         left = view["moves_left"]
         lines.append(f"Turn {view['turns'][seat] + 1}{limit} of {who}: "
                      f"{left} move{'' if left == 1 else 's'} left")
+    pending = view.get("pending")
+    if view["result"] is None and pending:
+        asker, answerer = pending["by"], 1 - pending["by"]
+        what = ("offers a draw" if pending["kind"] == "draw"
+                else f"asks to take back its turn {pending['turn']}")
+        lines.append(f"{names[asker]} (seat {asker}) {what}: {names[answerer]} "
+                     f"(seat {answerer}) to accept or decline")
     lines += ["", head]
     for r in ranks:
         cells = "".join(f"{_cell(view, f'{f}{r}'):<4}" for f in files)
@@ -103,6 +110,18 @@ def describe(event) -> str:
         return f"{who} ends turn {p['turn']} ({_moves(p['unused'])} unused)"
     if kind == "turn-begun":
         return f"seat {p['seat']} begins turn {p['turn']} with {_moves(p['moves'])}"
+    if kind == "draw-offered":
+        return f"{who} offers a draw"
+    if kind == "take-back-requested":
+        return f"{who} asks to take back its turn {p['turn']}"
+    if kind in ("draw-declined", "take-back-declined"):
+        what = "draw" if kind == "draw-declined" else "take-back"
+        return f"{who} declines seat {p['asked_by']}'s {what}"
+    if kind == "draw-accepted":
+        return f"{who} accepts seat {p['asked_by']}'s draw"
+    if kind == "take-back-accepted":
+        return (f"{who} accepts: seat {p['asked_by']}'s turn {p['turn']} is taken back, "
+                f"to be played again with {_moves(p['moves'])}")
     if kind in ("game-won", "game-drawn", "resigned"):
         return f"game over: {p['result']['reason']}"
     return f"{event.actor}: {kind}"

@@ -7,7 +7,7 @@ import pickle
 
 from referee.events import Draft, Event
 from referee.games.base import ADMIN, BadOptions, Engine, NotYourTurn, check_option_names
-from referee.games.castle_danger import actions, board, diagram, notation
+from referee.games.castle_danger import actions, board, consent, diagram, notation
 from referee.games.castle_danger.state import (
     CastleState,
     initial,
@@ -42,7 +42,7 @@ class CastleDanger(Engine):
     name = "castle-danger"
     title = "Castle Danger"
     min_players = max_players = 2
-    version = 2  # 2: turn_over
+    version = 3  # 2: turn_over; 3: draw offers and take-backs (pending, offered, starts)
 
     # ---- options and start -------------------------------------------------------
 
@@ -77,6 +77,11 @@ class CastleDanger(Engine):
         return notation.format_move(move)
 
     def decide_move(self, state: CastleState, seat: int, move: dict) -> list[Draft]:
+        consent.check_pending(state, seat, move)
+        if state.pending is not None:
+            return consent.decide_answer(state, seat, move, self.scores)
+        if move["type"] in consent.ASKS:
+            return consent.decide_ask(state, seat, move)
         if seat != state.turn:
             raise NotYourTurn(f"it is seat {state.turn}'s turn")
         if move["type"] == "end":
@@ -157,9 +162,10 @@ class CastleDanger(Engine):
             for piece in state.pieces.values():
                 if piece["owner"] == seat:
                     piece["fired"] = False
+            consent.remember_start(state)
         elif kind in ("game-won", "game-drawn"):
             state.result = p["result"]
-        else:
+        elif not consent.evolve(state, kind, p):
             raise ValueError(f"castle-danger: unknown event {kind!r}")
         return state
 
@@ -186,12 +192,17 @@ class CastleDanger(Engine):
     # ---- questions ---------------------------------------------------------------
 
     def to_act(self, state: CastleState) -> list[int]:
+        if state.pending is not None:
+            return [opponent(state.pending["by"])]
         return [state.turn]
 
     def legal_moves(self, state: CastleState, seat: int) -> list[dict]:
+        answers = consent.legal(state, seat)
+        if answers is not None:
+            return answers
         if seat != state.turn:
             return []
-        return actions.available(state, seat)
+        return actions.available(state, seat) + consent.asks(state, seat)
 
     def scores(self, state: CastleState) -> list[int]:
         """Pieces (King, Wizards, Builders, Cannons) each player has on the board."""
@@ -222,6 +233,7 @@ class CastleDanger(Engine):
             "turn_limit": opts["turn_limit"], "colours": colours(opts),
             "turn": state.turn, "moves_left": state.moves_left, "turns": list(state.turns),
             "turn_over": state.turn_over,
+            "pending": copy.deepcopy(state.pending), "asked_this_turn": list(state.offered),
             "actions_this_turn": state.actions, "reveals_this_turn": state.reveals,
             "portals": list(board.PORTALS), "pieces": pieces, "walls": list(state.walls),
             "fire": dict(sorted(state.fire.items())), "supply": supply,

@@ -1,5 +1,6 @@
 """Moves as JSON and as text (``add B; c1-b1; build b2; demolish c2; fire c3 c7;
-end``; Hidden Danger adds ``smuggle C`` and ``reveal d2``)."""
+end``; Hidden Danger adds ``smuggle C`` and ``reveal d2``; by consent: ``offer
+draw``, ``take back``, answered by ``accept`` or ``decline``)."""
 
 from __future__ import annotations
 
@@ -18,7 +19,14 @@ FIELDS = {
     "fire": ("from", "at"),
     "reveal": ("at",),
     "end": (),
+    "offer-draw": (),
+    "take-back": (),
+    "accept": (),
+    "decline": (),
 }
+# The moves that ask the opponent or answer it, and their text.
+CONSENT = {"offer-draw": "offer draw", "take-back": "take back", "accept": "accept",
+           "decline": "decline"}
 PIECE_FIELDS = ("piece",)
 
 
@@ -56,6 +64,9 @@ _PATTERNS = [
     (re.compile(rf"^(build|demolish|reveal)\s+{_SQ}$", re.I), None, ("at",)),
     (re.compile(r"^(add|smuggle)\s+([A-Za-z])$", re.I), None, ("piece",)),
     (re.compile(r"^(end)$", re.I), None, ()),
+    (re.compile(r"^offer[\s-]*draw$", re.I), "offer-draw", ()),
+    (re.compile(r"^take[\s-]*back$", re.I), "take-back", ()),
+    (re.compile(r"^(accept|decline)$", re.I), None, ()),
 ]
 
 
@@ -70,7 +81,8 @@ def parse_one(text: str) -> dict:
             kind = groups.pop(0).lower()
         return normalize({"type": kind, **dict(zip(names, groups, strict=True))})
     raise MalformedMove(f"cannot read {text!r}; e.g. add B, c1-b1, build b2, demolish c2, "
-                        "fire c3 c7, smuggle C, reveal d2, end", field="text")
+                        "fire c3 c7, smuggle C, reveal d2, end, offer draw, take back, accept, "
+                        "decline", field="text")
 
 
 def format_move(move: dict) -> str:
@@ -81,4 +93,6 @@ def format_move(move: dict) -> str:
         return f"fire {move['from']} {move['at']}"
     if kind == "end":
         return "end"
+    if kind in CONSENT:
+        return CONSENT[kind]
     return f"{kind} {move[FIELDS[kind][0]]}"

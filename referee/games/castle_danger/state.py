@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass, field
 
 from referee.games.base import GameState
@@ -24,6 +25,24 @@ class CastleState(GameState):
     # Between a turn's end and the next turn's beginning (both written by one move,
     # but a replay or `?at=` can stop between them): the turn shown has ended.
     turn_over: bool = False
+    # A draw offer or take-back request awaiting the opponent's answer:
+    # {"kind": "draw" | "take-back", "by": seat, and for a take-back "turn"}.
+    pending: dict | None = None
+    offered: list = field(default_factory=list)  # kinds the mover asked for this turn
+    # The position at the start of each turn played since the game began or the last
+    # take-back, newest last, at most the three a take-back can need (the
+    # requester's last turn, the opponent's since, the one being played).
+    starts: list = field(default_factory=list)
+
+
+# What a take-back puts back: the position at a turn's start, every field of it.
+POSITION = ("pieces", "walls", "fire", "supply", "wall_pile", "turn", "moves_left", "actions",
+            "reveals", "turns", "turn_over")
+KEPT_STARTS = 3
+
+
+def snapshot(state: CastleState) -> dict:
+    return copy.deepcopy({k: getattr(state, k) for k in POSITION})
 
 
 def initial(players: int, options: dict, names: list[str]) -> CastleState:
@@ -38,6 +57,8 @@ def initial(players: int, options: dict, names: list[str]) -> CastleState:
     state.walls = sorted(board.START_WALLS)
     state.wall_pile = board.WALLS - len(state.walls)
     state.moves_left = moves_for(state, state.turn)
+    if options["variant"] != "hidden-danger":  # no take-backs there: nothing to keep
+        state.starts = [snapshot(state)]
     return state
 
 
