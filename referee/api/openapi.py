@@ -87,8 +87,13 @@ MOVES = {
         _obj("end", {"type": "end"}),
         _obj("smuggle", {"type": "smuggle", "piece": "C"}, piece={"type": "string", "enum": ["Z", "B", "C"]}),
         _obj("reveal", {"type": "reveal", "at": "d1"}, at=dict(SQUARE)),
+        _obj("offer-draw", {"type": "offer-draw"}),
+        _obj("take-back", {"type": "take-back"}),
+        _obj("accept", {"type": "accept"}),
+        _obj("decline", {"type": "decline"}),
         RESIGN,
-    ], "description": "Castle Danger: `add B; c1-b1; build b2; demolish c2; fire d1 d4; end`"},
+    ], "description": "Castle Danger: `add B; c1-b1; build b2; demolish c2; fire d1 d4; end`; "
+                      "by consent `offer draw`, `take back`, answered `accept` or `decline`"},
     "KingOfTheCastleMove": {"oneOf": [
         _obj("play", {"type": "play", "card": "plague", "castle": 2, "targets": ["lord", "master"]},
              card=KOTC_CARD,
