@@ -14,7 +14,10 @@ CLOCK = {"move_seconds": 3600, "remind_seconds": 600, "on_timeout": "forfeit"}
 
 
 def _move(game: Game, seat: int, rnd=None) -> dict:
-    moves = [m for m in game.legal(seat) if m["type"] != "resign"]
+    from referee.bots import NEVER
+
+    # as a bot picks: no resigning, no draw offers that could end the game early
+    moves = [m for m in game.legal(seat) if m["type"] not in NEVER]
     r = game.post(seat, {"move": (rnd or random.Random(1)).choice(moves)})
     assert r.status_code == 201, r.json
     return r.json
