@@ -211,3 +211,20 @@ def test_cors_origins_are_configurable(service, monkeypatch):
     assert ok.headers["Access-Control-Allow-Origin"] == "https://b.example"
     no = c.get(f"/v1/games/{g.id}", headers={"Origin": "https://evil.example"})
     assert "Access-Control-Allow-Origin" not in no.headers
+
+
+def test_castle_danger_picture_says_who_answers_a_pending_offer(client):
+    g = Game(client, "castle-danger", ["Ann", "Bob"])
+
+    def texts() -> list[str]:
+        root = ET.fromstring(g.get("/board.svg").data)
+        return ["".join(t.itertext()) for t in root.iter(f"{SVG}text")]
+
+    assert any(t.endswith("· to move") for t in texts())
+    assert g.post(0, {"text": "offer draw"}).status_code == 201
+    shown = texts()
+    assert "Ann offers a draw" in shown
+    assert [t for t in shown if "· to" in t] == ["score 2 · to answer"]  # Bob's box only
+    assert g.post(1, {"text": "decline"}).status_code == 201
+    shown = texts()
+    assert "Ann offers a draw" not in shown and [t for t in shown if "· to" in t] == ["score 2 · to move"]
