@@ -1,4 +1,4 @@
-"""The `referee` command: serve, worker, audit, export, replay, games."""
+"""The `referee` command: serve, worker, mail-gateway, audit, export, replay, games."""
 
 from __future__ import annotations
 
@@ -169,6 +169,35 @@ def cmd_worker(args) -> int:
             pause = min(pause * 2, 10.0)
 
 
+def cmd_mail_gateway(args) -> int:
+    """The SMTP server a mail system relays the league's mail to (referee/mail/gateway.py)."""
+    import os
+    import signal
+    import threading
+
+    from referee import logs
+    from referee.config import build_service
+    from referee.mail import gateway
+
+    logs.configure()
+    config = _config(args)
+    service = build_service(config)
+    if config.queue == "inline":
+        # embedded mode: this process sends the answers it queues (so does `referee
+        # serve` on the same file: each notice is claimed before it is sent)
+        _start_sender(service)
+    smtp = gateway.controller(service, args.host, args.port, args.domain)
+    smtp.start()
+    print(f"referee mail-gateway: SMTP on {args.host}:{args.port} for "
+          f"@{args.domain or os.environ.get('REFEREE_MAIL_DOMAIN', 'localhost')}", file=sys.stderr, flush=True)
+    stop = threading.Event()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, lambda *_: stop.set())
+    stop.wait()
+    smtp.stop()
+    return 0
+
+
 def cmd_audit(args) -> int:
     from referee.audit import audit
 
@@ -265,6 +294,13 @@ def parser() -> argparse.ArgumentParser:
     store_opts(sp)
     sp.add_argument("--burst", action="store_true", help="stop when the queue is empty")
     sp.set_defaults(fn=cmd_worker)
+
+    sp = sub.add_parser("mail-gateway", help="an SMTP server taking players' replies (moves by e-mail)")
+    store_opts(sp)
+    sp.add_argument("--host", default="127.0.0.1")
+    sp.add_argument("--port", type=int, default=2525)
+    sp.add_argument("--domain", help="the reply addresses' domain; else $REFEREE_MAIL_DOMAIN")
+    sp.set_defaults(fn=cmd_mail_gateway)
 
     sp = sub.add_parser("audit", help="verify an exported log (JSON Lines)")
     sp.add_argument("file", help="the export, or - for standard input")

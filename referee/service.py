@@ -193,6 +193,8 @@ class GameService:
         self.store.create(record, created, timer=clockmod.next_timer(table))
         self._remember(game_id, table)
         self.queue.enqueue_settle(game_id, table.seq)
+        # a game that starts with a seat to act (no deal first) owes its first notices now
+        self.notify(game_id, record)
         return {"id": game_id, "game": game, "options": self._public_options(table, ADMIN),
                 "version": 1, "status": table.status, "seats": seats, "admin_token": admin,
                 "seed_commitment": table.seed_commitment}

@@ -245,6 +245,15 @@ class MoveResult(Schema):
     events = fields.List(fields.Nested(EventOut))
 
 
+class InboundNoMove(Schema):
+    """A mail that made no move: a command answered, or a robot's mail dropped."""
+
+    answered = fields.String(metadata={"enum": ["show", "help"], "description": "the command answered by e-mail"})
+    ignored = fields.String(metadata={"description": "why the mail was dropped unanswered "
+                                                     "(an auto-reply, a bounce)"})
+    version = fields.Integer(metadata={"description": "the game's version (with answered)"})
+
+
 class EventsArgs(Strict):
     after = fields.Integer(load_default=0, validate=validate.Range(min=0, max=2**31 - 1))
     limit = fields.Integer(load_default=100, validate=validate.Range(min=1, max=1000))

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import functools
-import hashlib
 import time
 
 from flask import Response, current_app, g, request
@@ -238,33 +237,29 @@ def audit(*_):
 
 @blp.route("/inbound/email", methods=["POST"])
 @blp.response(201, s.MoveResult)
+@blp.alt_response(202, schema=s.InboundNoMove, description="a command answered, or a robot's mail dropped")
 @blp.doc(requestBody={"required": True, "description": "a raw RFC 822 message",
                       "content": {"message/rfc822": {"schema": {"type": "string"}}}})
 @refusals(blp, 400, 401, 403, 404, 409, 413, 415, 422, 429)
 @timed("inbound-email")
 def inbound_email(*_):
-    """Moves sent by e-mail, applied as the seat whose token the message carries.
+    """A mail to the referee: moves applied as the seat it comes from, and answered by e-mail.
 
     Sent to a seat's reply address from a notice, `referee+GAME.SEAT.KEY@...`, it
     needs no token; else the game is named by `referee+GAMEID@...` or `[GAMEID]` in
-    the subject and the token is on a line `token: ...`. The moves are the other
-    lines, in the game's notation. A message delivered twice (same Message-ID) is applied once."""
-    from referee import mail
+    the subject and the token is on a line `token: ...`. The moves are the first
+    lines, in the game's notation (quoted text and signatures are left out); `#N`
+    applies them only at version N. The seat gets an answer on its own channels:
+    the moves applied (201 here) or the refusal with its rule (the problem here).
+    `show` resends the seat's notice and `help` explains (202, `answered`); an
+    auto-reply or a bounce is dropped unanswered (202, `ignored`). A message
+    delivered twice (same Message-ID) is applied and answered once."""
+    from referee.mail import inbound
 
-    got = mail.read(request.get_data())
-    svc = service()
-    if got["key"] is not None and got["token"] is None:
-        from referee.mail import sending
-
-        who = sending.caller_by_reply_key(svc, got["game"], got["seat"], got["key"])
-    else:
-        who = svc.caller(got["game"], got["token"])
-    # Message-IDs can be long; their hash is the idempotency key
-    key = "mail:" + hashlib.sha256(got["message_id"].encode()).hexdigest() if got["message_id"] else None
-    body = {"text": got["text"]}
-    if got["version"] is not None:
-        body["expected_version"] = got["version"]
-    return svc.submit(got["game"], who, body, key)
+    got = inbound.receive(service(), request.get_data())
+    if "ignored" in got or "answered" in got:
+        return got, 202
+    return got
 
 
 @blp.route("/games/<game_id>/contacts", methods=["GET"])

@@ -24,7 +24,9 @@ import time
 from referee.events import Event
 from referee.games.base import MalformedMove
 
-REASONS = ("start", "turn", "trick", "hand", "game-over", "reminder", "timeout", "refused", "show")
+REASONS = ("start", "turn", "trick", "hand", "game-over", "reminder", "timeout",
+           # answers to a mail (referee/mail/inbound.py)
+           "applied", "refused", "show", "help")
 # Events after which every seat hears what happened, its turn or not.
 TRICK_ENDS = ("trick-won", "trick-set-aside")
 HAND_ENDS = ("hand-scored", "hand-forfeited")
@@ -218,9 +220,9 @@ def compose(service, game_id: str, seat: int, reason: str, note: str | None = No
         table = service.load(game_id, rec)
         engine = table.engine
         for ev in service.events(game_id, who, after=since, limit=1000)["events"]:
-            # described from the seat's redacted copy, never from the full event
+            # told from the seat's redacted copy, never from the full event, with names
             try:
-                happened.append(engine.describe(Event.from_dict(ev)))
+                happened.append(engine.narrate(Event.from_dict(ev), rec.players))
             except Exception:  # a description is a courtesy; the view below is the truth
                 happened.append(f"{ev['type']}")
     legal = service.legal(game_id, who)["text"] if seat in view["to_act"] else []
@@ -232,14 +234,17 @@ def compose(service, game_id: str, seat: int, reason: str, note: str | None = No
 
 
 def queue_notice(service, game_id: str, seat: int, reason: str, note: str | None = None,
-                 version: int | None = None) -> str:
+                 version: int | None = None, tag: str | None = None, in_reply_to: str | None = None) -> str:
     """Queue a notice for ``seat`` of ``game_id`` now (at the game's version) and
     return its id. Queueing the same (game, seat, version, reason) again is a no-op,
     so a retry or a second process never makes a second notice. ``reason`` is one of
     REASONS; ``note`` is a line of the caller's own (e.g. "2 hours left").
     ``version``: the version that names the notice, when it is not the game's
     version now (a reminder is named by the version its seat's time started at,
-    so other seats' moves meanwhile never make it a second reminder)."""
+    so other seats' moves meanwhile never make it a second reminder).
+    ``tag``: added to the id when several notices of one reason may fall at one
+    version (the answers to two mails); ``in_reply_to``: the Message-ID of the
+    mail a notice answers, so mail readers thread the answer under it."""
     if reason not in REASONS:
         raise ValueError(f"reason must be one of {REASONS}")
     rec = service.record(game_id)
@@ -247,6 +252,10 @@ def queue_notice(service, game_id: str, seat: int, reason: str, note: str | None
         raise MalformedMove(f"seat must be a number from 0 to {len(rec.players) - 1}", field="seat")
     body = compose(service, game_id, seat, reason, note)
     nid = notice_id(game_id, seat, body["version"] if version is None else version, reason)
+    if tag is not None:
+        nid += "." + tag
+    if in_reply_to:
+        body["in_reply_to"] = in_reply_to[:998]
     box = outbox_of(service)
     box.put({"id": nid, "game": game_id, "seat": seat, "version": body["version"], "reason": reason,
              "body": body, "created": time.time()})

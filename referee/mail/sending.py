@@ -83,7 +83,8 @@ def notice_text(body: dict) -> str:
     headline = {"start": "The game has begun.", "trick": "A trick was taken.", "hand": "A hand is over.",
                 "turn": "It is your turn.", "game-over": "The game is over.",
                 "reminder": "Reminder: it is your turn.", "timeout": "Your time ran out.",
-                "refused": "Your mailed move was refused.", "show": "The game as it stands."}
+                "refused": "Your mailed move was refused.", "show": "The game as it stands.",
+                "applied": "Your mailed move was applied.", "help": "How to play by e-mail."}
     lines.append(headline.get(body["reason"], body["reason"]))
     if body.get("note"):
         lines.append(body["note"])
@@ -112,6 +113,8 @@ def email_of(service, notice: dict, to: str) -> EmailMessage:
     msg["Message-ID"] = f"<{notice['id']}@{s['domain']}>"
     msg["Date"] = formatdate(localtime=False)
     msg["Auto-Submitted"] = "auto-generated"  # RFC 3834: no auto-replies to notices
+    if body.get("in_reply_to"):  # an answer to a player's mail: threaded under it
+        msg["In-Reply-To"] = msg["References"] = body["in_reply_to"]
     msg.set_content(notice_text(body))
     return msg
 

@@ -38,7 +38,7 @@ def parse_one(text: str) -> dict:
     if words and words[0].lower() == "play":
         words = words[1:]
     if not 1 <= len(words) <= 2:
-        raise MalformedMove(f"cannot read {text!r}: write 'play CARD' or 'play Z5 walls'",
+        raise MalformedMove(f"cannot read {text!r}: write 'play CARD', or 'play CARD walls' for a card that names a suit",
                             field="text")
     move = {"type": "play", "card": words[0]}
     if len(words) == 2:

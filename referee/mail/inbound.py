@@ -1,0 +1,107 @@
+"""A mail to the referee, however it came (``POST /v1/inbound/email`` or
+``referee mail-gateway``): read it, apply it as its seat, and answer by e-mail.
+
+The order matters:
+
+1. A robot's mail (an auto-reply, a bounce: ``referee.mail.loops``) is dropped
+   first: nothing read, nothing changed, no answer.
+2. The seat is the one the reply address names (its key checked), or the one whose
+   token the mail carries. A mail that names no seat of a game, or a forged or
+   outdated key, is refused and gets no answer: the referee only ever writes to
+   the addresses it was given, never to a From line that anyone can forge.
+3. ``show`` resends the seat's notice; ``help`` explains how to reply.
+4. Otherwise the lines are the seat's moves. Applied or refused, the seat gets an
+   answer on its own channels: the moves applied, or the refusal with its rule,
+   then its view and legal moves.
+
+Each answer is a notice like any other (exactly once, retried, listed for the
+admin), named after the mail it answers: a mail delivered twice is applied once
+and answered once.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+
+from referee.games.base import MalformedMove, RefereeError
+from referee.mail import loops, outbox, reading
+
+HELP = ("Reply to a notice with your moves on the first lines, in the game's notation, one "
+        "move per line; your legal moves are listed in each notice. Everything under your "
+        "moves is left alone: the quoted notice, your signature. A line #N (N the version "
+        "in the notice) applies the moves only if nothing has happened since. Write 'show' "
+        "to have your notice sent again, 'help' for this. Only replies to your own reply "
+        "address count; answers go to the address the organiser registered for you.")
+
+
+# A Message-ID fit to be quoted back in In-Reply-To (anything else is not echoed)
+MESSAGE_ID = re.compile(r"^<[!-;=?-~]{1,900}>$")
+
+
+def mail_key(msg_id: str | None, raw: bytes) -> str:
+    """What names a mail: its Message-ID, else its bytes (hashed: ids can be long)."""
+    return hashlib.sha256(msg_id.encode() if msg_id else raw).hexdigest()
+
+
+def seat_of(service, got: dict):
+    """The caller the mail speaks for (raises Unauthenticated / NoSuchGame)."""
+    if got["key"] is not None and got["token"] is None:
+        from referee.mail import sending
+
+        return sending.caller_by_reply_key(service, got["game"], got["seat"], got["key"])
+    if got["token"] is None:
+        from referee.service import Unauthenticated
+
+        raise Unauthenticated("reply to a notice (its reply address names your seat), "
+                              "or give your seat's token on a line 'token: …'")
+    return service.caller(got["game"], got["token"])
+
+
+def _answer(service, game_id: str, seat: int, reason: str, note: str, key: str, msg_id: str | None) -> None:
+    """Queue the answer to one mail, named after it (so at most one per mail)."""
+    if str(seat) not in service.record(game_id).extra.get("contacts", {}):
+        return  # the seat has no channel: the HTTP caller has the answer, nobody else
+    outbox.queue_notice(service, game_id, seat, reason, note, tag=key[:16], in_reply_to=msg_id)
+
+
+def receive(service, raw: bytes, recipients: list[str] | None = None, mail_from: str | None = None) -> dict:
+    """Handle one mail. Returns ``{"ignored": why}`` for a robot's mail,
+    ``{"answered": "show"|"help", ...}`` for a command, or the move's result
+    (``{version, events}``). A refusal is raised (after its answer is queued)."""
+    msg = reading.parse(raw)
+    why = loops.automatic(msg, mail_from)
+    if why is not None:
+        return {"ignored": why}
+    got = reading.read(raw, recipients, msg=msg)
+    who = seat_of(service, got)
+    game_id, seat = got["game"], who.seat
+    key = mail_key(got["message_id"], raw)
+    mid = got["message_id"] if got["message_id"] and MESSAGE_ID.match(got["message_id"]) else None
+    if got["command"] == "show":
+        _answer(service, game_id, seat, "show", None, key, mid)
+        return {"answered": "show", "version": service.summary(game_id)["version"]}
+    if got["command"] == "help":
+        _answer(service, game_id, seat, "help", HELP, key, mid)
+        return {"answered": "help", "version": service.summary(game_id)["version"]}
+    body = {"text": got["text"]}
+    if got["version"] is not None:
+        body["expected_version"] = got["version"]
+    try:
+        if not got["text"]:
+            raise MalformedMove("the mail holds no move: write your moves on its first lines "
+                                "('help' explains)", field="body")
+        result = service.submit(game_id, who, body, "mail:" + key)
+    except RefereeError as err:
+        rule = err.extra.get("rule") or err.extra.get("field") or err.code
+        _answer(service, game_id, seat, "refused", f"Refused ({rule}): {err.detail}", key, mid)
+        raise
+    from referee.games import engine as engine_by_name
+
+    engine = engine_by_name(service.record(game_id).game)
+    try:
+        said = "; ".join(engine.format(m) for m in engine.parse(got["text"]))
+    except Exception:  # applied, so it parsed: this is only the echo
+        said = got["text"]
+    _answer(service, game_id, seat, "applied", f"Applied: {said}", key, mid)
+    return result
