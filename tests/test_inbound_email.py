@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from email.message import EmailMessage
 
+import pytest
+
 from tests.helpers import Game
 
 
@@ -61,3 +63,51 @@ def test_mail_refusals(client):
     r = post(client, message(f"referee+{g.id}@example.org", f"token: {g.tokens[0]}\nfly away"))
     assert r.status_code == 400 and r.json["code"] == "malformed"
     assert g.summary()["version"] == 2
+
+
+QUOTE_HEADERS = [
+    "On Mon, 23 Nov 2026 at 10:00, Referee <referee@league.example> wrote:",
+    "On Mon, Nov 23, 2026 at 10:00 AM Referee League <\nreferee+abc@league.example> wrote:",
+    "Am 23.11.2026 um 10:00 schrieb Referee <referee@league.example>:",
+    "Le lun. 23 nov. 2026 à 10:00, Referee <referee@league.example> a écrit :",
+    "El lun, 23 nov 2026 a las 10:00, Referee (<referee@league.example>) escribió:",
+    "Op ma 23 nov. 2026 om 10:00 schreef Referee <referee@league.example>:",
+    "Il giorno lun 23 nov 2026 alle ore 10:00 Referee <referee@league.example> ha scritto:",
+    "Em seg., 23 de nov. de 2026 às 10:00, Referee <referee@league.example> escreveu:",
+    "-----Original Message-----\nFrom: Referee",
+    "________________________________\nFrom: Referee <referee@league.example>\nSent: Monday, 23 November 2026 10:00",
+    "From: Referee <referee@league.example>\nSent: Monday, 23 November 2026 10:00\nTo: Ann",
+    "Von: Referee <referee@league.example>\nGesendet: Montag, 23. November 2026 10:00",
+    "-- \nAnn Smith\nLeague secretary",
+    "Sent from my iPhone",
+]
+
+
+@pytest.mark.parametrize("header", QUOTE_HEADERS, ids=range(len(QUOTE_HEADERS)))
+def test_the_moves_are_the_lines_above_the_quoted_notice_in_any_common_form(header):
+    from referee.mail.reading import own_lines
+
+    body = f"play W3\n#7\n\n{header}\n\nplay W4\n> play W5\n> resign\n"
+    assert [line for line in own_lines(body) if line.strip()] == ["play W3", "#7"]
+
+
+def test_a_move_line_that_merely_starts_like_a_header_is_kept():
+    from referee.mail.reading import own_lines
+
+    assert own_lines("play W3\nplay W4") == ["play W3", "play W4"]
+    assert own_lines("On second thought:\nplay W4") == ["On second thought:", "play W4"]
+
+
+def test_show_help_and_robots_over_http(client):
+    g = Game(client, "king-of-danger", [{"name": "Ann", "email": "ann@example.org"}, "Bob"], {"seed": "mail-http"})
+    r = post(client, message(f"referee+{g.id}@example.org", f"token: {g.tokens[0]}\nshow"))
+    assert r.status_code == 202 and r.json["answered"] == "show"
+    r = post(client, message(f"referee+{g.id}@example.org", f"token: {g.tokens[0]}\nhelp", msgid="<m2@x>"))
+    assert r.status_code == 202 and r.json["answered"] == "help"
+    auto = message(f"referee+{g.id}@example.org", f"token: {g.tokens[0]}\nplay W1", msgid="<m3@x>")
+    auto = auto.replace(b"Subject:", b"Auto-Submitted: auto-replied\nSubject:")
+    r = post(client, auto)
+    assert r.status_code == 202 and r.json["ignored"].startswith("auto-submitted")
+    assert g.summary()["version"] == 2
+    listed = g.get("/notices", "admin").json["notices"]
+    assert {n["reason"] for n in listed if n["seat"] == 0} >= {"show", "help"}

@@ -126,18 +126,23 @@ class Leaks:
     def __init__(self, base, gid, tokens, admin):
         self.base, self.gid, self.tokens, self.admin = base, gid, tokens, admin
         self.cache: dict = {}
+        self.events: dict = {}
 
     def seen(self, token, version):
-        view = call(self.base, "GET", f"/v1/games/{self.gid}/view?at={version}", token=token)[1]
-        events = call(self.base, "GET", f"/v1/games/{self.gid}/events?limit=1000", token=token)[1]["events"]
-        return values(view["view"]) | values([e for e in events if e["seq"] <= version])
+        if (token, version) not in self.cache:
+            view = call(self.base, "GET", f"/v1/games/{self.gid}/view?at={version}", token=token)[1]
+            events = self.events.setdefault(token, [])
+            after = events[-1]["seq"] if events else 0
+            if after < version:  # the events as this token is shown them, read once each
+                events += call(self.base, "GET", f"/v1/games/{self.gid}/events?after={after}&limit=1000",
+                               token=token)[1]["events"]
+            self.cache[token, version] = values(view["view"]) | values([e for e in events if e["seq"] <= version])
+        return self.cache[token, version]
 
     def hidden(self, seat, version) -> set[str]:
-        if (seat, version) not in self.cache:
-            everything = self.seen(self.admin, version)
-            allowed = self.seen(self.tokens[seat], version)
-            self.cache[seat, version] = {s for s in everything - allowed if len(s) <= 4 and CODE.match(s)}
-        return self.cache[seat, version]
+        everything = self.seen(self.admin, version)
+        allowed = self.seen(self.tokens[seat], version)
+        return {s for s in everything - allowed if len(s) <= 4 and CODE.match(s)}
 
     def check(self, mail, seat):
         text = mail.get_content()
@@ -185,7 +190,9 @@ def test_a_whole_game_by_mail_only(league, game, players, options):
             time.sleep(0.05)  # the referee has not answered the last reply yet
             continue
         seat, notice = rnd.choice(waiting)
-        moves = [x for x in legal_moves(notice.get_content()) if not x.startswith("resign")]
+        # a whole game: nobody resigns or asks for a draw or a take-back
+        moves = [x for x in legal_moves(notice.get_content())
+                 if not x.startswith(("resign", "offer draw", "take back"))]
         reply = reply_to(notice, rnd.choice(moves), rnd, newest)
         league.send(reply)
         sent.append((notice["Message-ID"], reply["Message-ID"]))
@@ -204,3 +211,123 @@ def test_a_whole_game_by_mail_only(league, game, players, options):
                                  headers={"Content-Type": "application/x-ndjson"})
     with urllib.request.urlopen(req, timeout=60) as r:
         assert json.loads(r.read())["valid"]
+
+
+def new_game(league, tag: str, game="king-of-danger"):
+    code, created = call(league.base, "POST", "/v1/games", {
+        "game": game, "options": {"seed": tag},
+        "players": [{"name": "Ann", "email": f"ann.{tag}@players.example"}, {"name": "Bob", "email": f"bob.{tag}@players.example"}]})
+    assert code == 201, created
+    return created
+
+
+def wait_mail(league, to: str, count: int, within: float = 15.0) -> list:
+    deadline = time.time() + within
+    while len(league.mails_to(to)) < count:
+        assert time.time() < deadline, f"{len(league.mails_to(to))} mail(s) to {to}, not {count}"
+        time.sleep(0.05)
+    return league.mails_to(to)
+
+
+def plain(to: str, body: str, mid: str, **headers) -> EmailMessage:
+    msg = EmailMessage()
+    msg["From"], msg["To"], msg["Subject"], msg["Message-ID"] = "someone@elsewhere.example", to, "Re: move", mid
+    for k, v in headers.items():
+        del msg[k.replace("_", "-")]
+        msg[k.replace("_", "-")] = v
+    msg.set_content(body)
+    return msg
+
+
+def test_the_gateway_refuses_what_is_not_a_seats_address_while_the_sender_is_on_the_line(league):
+    created = new_game(league, "gw-refuse")
+    gid = created["id"]
+    ann = "ann.gw-refuse@players.example"
+    first = wait_mail(league, ann, 1)[0]
+    seat_address = first["Reply-To"]
+    forged = seat_address.split("@")[0][:-4] + "0000@" + DOMAIN
+    for rcpt in (f"referee+{gid}.0.{'0' * 20}@{DOMAIN}", forged, f"referee+nosuchgame99@{DOMAIN}",
+                 f"someone@{DOMAIN}", "referee@elsewhere.example", seat_address.replace(DOMAIN, "elsewhere.example")):
+        with pytest.raises(smtplib.SMTPRecipientsRefused) as refused:
+            league.send(plain(rcpt, "play W1", f"<refuse-{rcpt}>"), rcpt=rcpt)
+        code, text = refused.value.recipients[rcpt]
+        assert code == 550, (rcpt, code, text)
+    assert call(league.base, "GET", f"/v1/games/{gid}")[1]["version"] == 2
+    # the token form: a bad token is refused at the end of DATA, nobody is mailed
+    with pytest.raises(smtplib.SMTPDataError) as refused:
+        league.send(plain(f"referee+{gid}@{DOMAIN}", "token: nope\nplay W1", "<bad-token@x>"))
+    assert refused.value.smtp_code == 550
+    time.sleep(0.5)
+    assert len(league.mails_to(ann)) == 1 and call(league.base, "GET", f"/v1/games/{gid}")[1]["version"] == 2
+
+
+def test_bounces_and_auto_replies_are_dropped_unanswered(league):
+    created = new_game(league, "gw-robots")
+    gid = created["id"]
+    ann = "ann.gw-robots@players.example"
+    notice = wait_mail(league, ann, 1)[0]
+    to = notice["Reply-To"]
+    robots = [
+        (plain(to, "I am out of the office until Monday.", "<ooo@x>", Auto_Submitted="auto-replied"), None),
+        (plain(to, "Away", "<ooo2@x>", Precedence="bulk"), None),
+        (plain(to, "Away", "<ooo3@x>", X_Autoreply="yes"), None),
+        (plain(to, "Delivery failed", "<dsn@x>"), ""),  # MAIL FROM:<>
+        (plain(to, "Undeliverable: play W1", "<dsn2@x>", From="MAILER-DAEMON@mx.example"), None),
+    ]
+    for msg, mail_from in robots:
+        if mail_from is None:
+            league.send(msg)
+        else:
+            league.send(msg, mail_from=mail_from)
+    time.sleep(1.0)
+    assert len(league.mails_to(ann)) == 1  # nothing answered
+    assert call(league.base, "GET", f"/v1/games/{gid}")[1]["version"] == 2
+
+
+def test_every_mail_gets_one_answer_show_help_refusal_and_moves(league):
+    created = new_game(league, "gw-answers")
+    gid, tokens = created["id"], [s["token"] for s in created["seats"]]
+    ann, bob = "ann.gw-answers@players.example", "bob.gw-answers@players.example"
+    summary = call(league.base, "GET", f"/v1/games/{gid}")[1]
+    seat = summary["to_act"][0]
+    mover, other = (ann, bob) if seat == 0 else (bob, ann)
+    notice = wait_mail(league, mover, 1)[0]
+    to = notice["Reply-To"]
+    # show and help: one answer each, even when the mail comes twice
+    league.send(plain(to, "show", "<show-1@x>"))
+    league.send(plain(to, "show", "<show-1@x>"))
+    league.send(plain(to, "HELP\n\nOn Mon, Referee wrote:\n> play W1", "<help-1@x>"))
+    got = wait_mail(league, mover, 3)
+    time.sleep(0.5)
+    got = league.mails_to(mover)
+    assert len(got) == 3, [m["Subject"] for m in got]
+    assert "show" in got[1]["Subject"] and got[1]["In-Reply-To"] == "<show-1@x>"
+    assert legal_moves(got[1].get_content()) == legal_moves(notice.get_content())
+    assert "help" in got[2]["Subject"] and "#N" in got[2].get_content()
+    # answers go to the registered address, never to the From line
+    assert not league.mails_to("someone@elsewhere.example")
+    # a move that is not legal: refused, with its rule and the legal moves, nothing changed
+    legal = call(league.base, "GET", f"/v1/games/{gid}/legal", token=tokens[seat])[1]["text"]
+    unplayable = next(f"play {c}" for c in ("W1", "W2", "W3", "C1", "C2", "C3", "KD", "KW")
+                      if f"play {c}" not in legal)
+    league.send(plain(to, unplayable, "<illegal@x>"))
+    refusal = wait_mail(league, mover, 4)[3]
+    text = refusal.get_content()
+    assert "refused" in refusal["Subject"] and "Refused (" in text and refusal["In-Reply-To"] == "<illegal@x>"
+    assert legal_moves(text) == legal
+    assert call(league.base, "GET", f"/v1/games/{gid}")[1]["version"] == 2
+    # a mail with no move: answered, nothing changed
+    league.send(plain(to, "\n\n-- \nAnn", "<empty@x>"))
+    assert "no move" in wait_mail(league, mover, 5)[4].get_content()
+    # a stale #N: refused, nothing changed
+    league.send(plain(to, f"{legal[0]}\n#1", "<stale@x>"))
+    assert "version" in wait_mail(league, mover, 6)[5].get_content()
+    # the move: applied once, answered once, though delivered twice
+    league.send(plain(to, f"{legal[0]}\n#2", "<move@x>"))
+    league.send(plain(to, f"{legal[0]}\n#2", "<move@x>"))
+    applied = wait_mail(league, mover, 7)[6]
+    assert "applied" in applied["Subject"] and f"Applied: {legal[0]}" in applied.get_content()
+    time.sleep(0.5)
+    assert sum("applied" in m["Subject"] for m in league.mails_to(mover)) == 1
+    assert call(league.base, "GET", f"/v1/games/{gid}")[1]["version"] >= 3
+    assert wait_mail(league, other, 1)

@@ -258,7 +258,11 @@ def inbound_email(*_):
 
     got = inbound.receive(service(), request.get_data())
     if "ignored" in got or "answered" in got:
-        return got, 202
+        from flask import jsonify
+
+        answer = jsonify(s.InboundNoMove().dump(got))  # not a MoveResult: passed through as is
+        answer.status_code = 202
+        return answer
     return got
 
 
