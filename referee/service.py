@@ -153,7 +153,7 @@ class GameService:
 
     # ---- games -------------------------------------------------------------------
 
-    def create(self, game: str, players: list, options: dict | None = None) -> dict:
+    def create(self, game: str, players: list, options: dict | None = None, spectators: dict | None = None) -> dict:
         import referee.bots  # noqa: F401 - registers the players' "bot" key
         from referee.mail import contacts as contactsmod
 
@@ -164,6 +164,7 @@ class GameService:
         players = [e["name"] for e in entries]
         bots = {i: e["bot"] for i, e in enumerate(entries) if e.get("bot")}
         kept, webhook_secrets = contactsmod.contacts_of(entries)
+        watchers = contactsmod.parse_spectators(spectators)  # the spectators' webhook, private too
         if not isinstance(game, str):
             raise MalformedMove("game must be a string", field="game")
         if not isinstance(options or {}, dict):
@@ -189,15 +190,18 @@ class GameService:
         tokens = {token_hash(s["token"]): s["seat"] for s in seats if "token" in s} | {token_hash(admin): ADMIN}
         record = GameRecord(game_id, game, created.at, list(players), tokens, seed,
                             status=table.status, version=1, salt_key=salt_key,
-                            extra={"contacts": kept} if kept else {})
+                            extra=({"contacts": kept} if kept else {}) | ({"spectators": watchers} if watchers else {}))
         self.store.create(record, created, timer=clockmod.next_timer(table))
         self._remember(game_id, table)
         self.queue.enqueue_settle(game_id, table.seq)
         # a game that starts with a seat to act (no deal first) owes its first notices now
         self.notify(game_id, record)
-        return {"id": game_id, "game": game, "options": self._public_options(table, ADMIN),
-                "version": 1, "status": table.status, "seats": seats, "admin_token": admin,
-                "seed_commitment": table.seed_commitment}
+        out = {"id": game_id, "game": game, "options": self._public_options(table, ADMIN),
+               "version": 1, "status": table.status, "seats": seats, "admin_token": admin,
+               "seed_commitment": table.seed_commitment}
+        if watchers:  # its secret shown this once
+            out["spectators"] = watchers
+        return out
 
     def record(self, game_id: str) -> GameRecord:
         rec = self.store.record(game_id) if isinstance(game_id, str) else None
@@ -578,7 +582,7 @@ class GameService:
         only for games with a contact to tell. Never fails the move that led here."""
         try:
             rec = self.record(game_id) if rec is None else rec
-            if rec.extra.get("contacts"):
+            if rec.extra.get("contacts") or rec.extra.get("spectators"):
                 self.queue.enqueue_notices(game_id)
         except Exception:  # the sender's start-up sweep catches up on what is missed
             pass

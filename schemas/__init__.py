@@ -47,9 +47,21 @@ class Contact(Schema):
                                                             "Webhooks): shown only when a webhook is set"})
 
 
+class SpectatorsHook(Schema):
+    webhook = fields.String(allow_none=True, metadata={"description": "the spectators' webhook URL"})
+    webhook_secret = fields.String(metadata={"description": "signs the spectators' webhooks: shown once, "
+                                                            "when a URL is set"})
+
+
+class SpectatorsChange(Strict):
+    webhook = fields.String(required=True, allow_none=True,
+                            metadata={"description": "new URL (a new secret is returned); null stops it"})
+
+
 class Contacts(Schema):
     id = fields.String()
     contacts = fields.List(fields.Nested(Contact))
+    spectators = fields.Nested(SpectatorsHook, metadata={"description": "the admin only"})
 
 
 class ContactChange(Strict):
@@ -59,11 +71,12 @@ class ContactChange(Strict):
 
 
 class Notice(Schema):
-    id = fields.String(metadata={"description": "GAME.SEAT.VERSION.REASON: also the e-mail's Message-ID "
-                                                "and the webhook-id"})
-    seat = fields.Integer()
+    id = fields.String(metadata={"description": "GAME.SEAT.VERSION.REASON (and a tag of the mail an answer "
+                                                "answers): also the e-mail's Message-ID and the webhook-id"})
+    seat = fields.Integer(allow_none=True, metadata={"description": "null for the spectators' webhook"})
     version = fields.Integer(metadata={"description": "the game's version the notice was written at"})
-    reason = fields.String(metadata={"description": "turn, game-over, reminder, timeout, refused or show"})
+    reason = fields.String(metadata={"description": "start, turn, trick, hand, game-over, reminder, timeout, "
+                                                    "or an answer to a mail: applied, refused, show, help"})
     state = fields.String(metadata={"description": "pending or sent"})
     attempts = fields.Integer()
     error = fields.String(allow_none=True, metadata={"description": "the last delivery's failure"})
@@ -84,6 +97,9 @@ class CreateGame(Strict):
                                                    "{name, email, webhook} (contacts are private)"})
     options = fields.Dict(keys=fields.String(), load_default=dict,
                           metadata={"description": "the game's options, plus seed, deck..."})
+    spectators = fields.Dict(keys=fields.String(), metadata={
+        "description": "{webhook}: a URL told of every change as an onlooker sees it (a forum "
+                       "bot); private like the seats' contacts"})
 
 
 class Seat(Schema):
@@ -106,6 +122,8 @@ class GameCreated(Schema):
     seats = fields.List(fields.Nested(Seat))
     admin_token = fields.String(metadata={"description": "manages the game and sees everything: shown once"})
     seed_commitment = fields.String(metadata={"description": "SHA-256 of the shuffle seed, revealed at the end"})
+    spectators = fields.Nested(SpectatorsHook, metadata={"description": "when a spectators' webhook was "
+                                                                        "given: its URL and secret (shown once)"})
 
 
 def Result(**kw):  # noqa: N802 - reads as a type in the schemas below

@@ -72,7 +72,7 @@ def create_game(args):
 
     Options: the game's own (docs/api.md lists them), plus `seed` (a reproducible private
     game) or an explicit deck order, either of which marks the game `stacked`."""
-    created = service().create(args["game"], args["players"], args["options"])
+    created = service().create(args["game"], args["players"], args["options"], args.get("spectators"))
     metrics.games_created.labels(args["game"]).inc()
     return created
 
@@ -291,6 +291,21 @@ def change_contact(args, game_id, seat):
     from referee.mail import contacts as contactsmod
 
     return contactsmod.change(service(), game_id, caller(game_id), seat, args)
+
+
+@blp.route("/games/<game_id>/spectators", methods=["PUT"])
+@blp.arguments(s.SpectatorsChange())
+@blp.response(200, s.SpectatorsHook)
+@blp.doc(security=AUTH)
+@refusals(blp, 400, 401, 403, 404, 413, 415, 429)
+@timed("contacts")
+def change_spectators(args, game_id):
+    """Set or stop the spectators' webhook (admin token only): a URL told, signed as
+    Standard Webhooks, of every change of the game as an onlooker sees it. A new URL
+    gets a new `webhook_secret`, shown in this answer once; null stops it."""
+    from referee.mail import contacts as contactsmod
+
+    return contactsmod.change_spectators(service(), game_id, caller(game_id), args)
 
 
 @blp.route("/games/<game_id>/notices", methods=["GET"])

@@ -164,8 +164,11 @@ def contacts(service, game_id: str, caller) -> dict:
         seats = [caller.seat]
     else:
         raise Forbidden("contacts are shown only to the admin and to their own seat")
-    return {"id": game_id, "contacts": [{"seat": i, "name": rec.players[i], **public_contact(kept.get(str(i)))}
-                                        for i in seats]}
+    out = {"id": game_id, "contacts": [{"seat": i, "name": rec.players[i], **public_contact(kept.get(str(i)))}
+                                       for i in seats]}
+    if _owns(caller):
+        out["spectators"] = public_spectators(rec.extra.get("spectators"))
+    return out
 
 
 def change(service, game_id: str, caller, seat, body: dict) -> dict:
@@ -215,3 +218,47 @@ def set_contact(rec, seat: int, contact: dict) -> None:
     else:
         kept.pop(str(seat), None)
     rec.extra = {**rec.extra, "contacts": kept}
+
+
+# ---- the spectators' webhook ----------------------------------------------------------
+# One per game, for a forum bot or a league page: it hears what an onlooker may
+# see (the spectator's view and events), after every change, never a seat's hand.
+
+
+def parse_spectators(value) -> dict | None:
+    """``{"webhook": URL}`` given at creation, checked; None when not given."""
+    if value is None:
+        return None
+    if not isinstance(value, dict) or set(value) - {"webhook"}:
+        raise MalformedMove("spectators is an object {webhook}", field="spectators")
+    url = check_webhook(value.get("webhook"), "spectators.webhook")
+    return {"webhook": url, "webhook_secret": new_webhook_secret()} if url else None
+
+
+def public_spectators(kept: dict | None) -> dict:
+    return {"webhook": (kept or {}).get("webhook")}
+
+
+def change_spectators(service, game_id: str, caller, body: dict) -> dict:
+    """The admin sets (a new secret, shown once) or clears (null) the spectators' webhook."""
+    from referee.service import Forbidden
+
+    if not _owns(caller):
+        raise Forbidden("only the admin token may change the spectators' webhook")
+    if not isinstance(body, dict) or set(body) - {"webhook"} or "webhook" not in body:
+        raise MalformedMove("the body is an object {webhook}: a URL, or null to stop", field="body")
+    url = check_webhook(body["webhook"], "webhook")
+    with service._lock(game_id):
+        rec = service.record(game_id)
+        extra = dict(rec.extra)
+        kept = {"webhook": url, "webhook_secret": new_webhook_secret()} if url else None
+        if kept:
+            extra["spectators"] = kept
+        else:
+            extra.pop("spectators", None)
+        rec.extra = extra
+        service.store.put_record(rec)
+    out = public_spectators(kept)
+    if kept:
+        out["webhook_secret"] = kept["webhook_secret"]
+    return out

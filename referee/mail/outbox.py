@@ -47,6 +47,10 @@ CREATE TABLE IF NOT EXISTS notice_cursors (
 """
 
 
+# The seat number the spectators' webhook has in the outbox (ids, cursors)
+SPECTATORS = -1
+
+
 def notice_id(game_id: str, seat: int, version: int, reason: str) -> str:
     return f"{game_id}.{seat}.{version}.{reason}"
 
@@ -211,7 +215,7 @@ def compose(service, game_id: str, seat: int, reason: str, note: str | None = No
     from referee.service import Caller
 
     box = outbox_of(service)
-    who = Caller(seat)
+    who = Caller(None if seat == SPECTATORS else seat)  # the spectators see what an onlooker sees
     rec = service.record(game_id)
     view = service.view(game_id, who)
     since = box.cursor(game_id, seat)
@@ -226,7 +230,8 @@ def compose(service, game_id: str, seat: int, reason: str, note: str | None = No
             except Exception:  # a description is a courtesy; the view below is the truth
                 happened.append(f"{ev['type']}")
     legal = service.legal(game_id, who)["text"] if seat in view["to_act"] else []
-    return {"game": game_id, "game_type": rec.game, "seat": seat, "name": rec.players[seat],
+    name = "spectators" if seat == SPECTATORS else rec.players[seat]
+    return {"game": game_id, "game_type": rec.game, "seat": None if seat == SPECTATORS else seat, "name": name,
             "players": rec.players, "version": view["version"], "status": view["status"],
             "reason": reason, "note": note, "happened": happened, "text": view["text"],
             "legal": legal, "to_act": [rec.players[s] for s in view["to_act"]],
@@ -248,7 +253,7 @@ def queue_notice(service, game_id: str, seat: int, reason: str, note: str | None
     if reason not in REASONS:
         raise ValueError(f"reason must be one of {REASONS}")
     rec = service.record(game_id)
-    if not isinstance(seat, int) or not 0 <= seat < len(rec.players):
+    if not isinstance(seat, int) or not (0 <= seat < len(rec.players) or seat == SPECTATORS):
         raise MalformedMove(f"seat must be a number from 0 to {len(rec.players) - 1}", field="seat")
     body = compose(service, game_id, seat, reason, note)
     nid = notice_id(game_id, seat, body["version"] if version is None else version, reason)
@@ -270,9 +275,12 @@ def sweep(service, game_id: str) -> list[str]:
     summary = service.summary(game_id)
     made = []
     box = outbox_of(service)
-    told = service.record(game_id).extra.get("contacts", {})  # seats with a channel
+    extra = service.record(game_id).extra
+    told = extra.get("contacts", {})  # seats with a channel
     over = summary["status"] in ("finished", "aborted")
     cursors = {seat: box.cursor(game_id, seat) for seat in range(len(summary["players"])) if str(seat) in told}
+    if extra.get("spectators"):
+        cursors[SPECTATORS] = box.cursor(game_id, SPECTATORS)
     behind = [c for c in cursors.values() if c < summary["version"]]
     # event types only (never payloads): did a trick or a hand end since a cursor?
     types = {ev.seq: ev.type for ev in service.store.events(game_id, after=min(behind))} if behind else {}
@@ -284,6 +292,8 @@ def sweep(service, game_id: str) -> list[str]:
             reason = "game-over"
         elif summary["status"] != "active":
             continue  # a referee step is due: its own sweep follows
+        elif seat == SPECTATORS:
+            reason = "turn"  # onlookers hear of every change, whoever is to act
         elif seat in summary["to_act"]:
             reason = "turn"
         elif since == 0:
@@ -326,7 +336,8 @@ def sweep_all(service, days: int = 30) -> int:
             continue
         seen.add(row["id"])
         try:
-            if service.record(row["id"]).extra.get("contacts"):
+            extra = service.record(row["id"]).extra
+            if extra.get("contacts") or extra.get("spectators"):
                 n += len(sweep(service, row["id"]))
         except Exception:  # one broken game never stops the others' notices
             continue
@@ -341,7 +352,8 @@ def listing(service, game_id: str, caller) -> dict:
     if caller.viewer != ADMIN:
         raise Forbidden("only the admin token may list a game's notices")
     return {"id": game_id, "notices": [
-        {k: n[k] for k in ("id", "seat", "version", "reason", "state", "attempts", "error")}
+        {k: n[k] for k in ("id", "version", "reason", "state", "attempts", "error")}
+        | {"seat": None if n["seat"] == SPECTATORS else n["seat"]}
         | {"created": _iso(n["created"]), "next_try": _iso(n["next_try"]) if n["state"] == "pending" else None}
         for n in outbox_of(service).of_game(game_id)]}
 

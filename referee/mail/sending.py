@@ -151,7 +151,10 @@ def send_webhook(url: str, secret: str, notice: dict, payload: dict) -> None:
 def deliver(service, notice: dict) -> None:
     """Send one notice on each of its seat's channels (raises on a failure)."""
     rec = service.record(notice["game"])
-    contact = rec.extra.get("contacts", {}).get(str(notice["seat"]), {})
+    if notice["seat"] == outbox.SPECTATORS:
+        contact = rec.extra.get("spectators") or {}
+    else:
+        contact = rec.extra.get("contacts", {}).get(str(notice["seat"]), {})
     if contact.get("email"):
         send_email(email_of(service, notice, contact["email"]))
     if contact.get("webhook"):
