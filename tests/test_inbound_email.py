@@ -111,3 +111,20 @@ def test_show_help_and_robots_over_http(client):
     assert g.summary()["version"] == 2
     listed = g.get("/notices", "admin").json["notices"]
     assert {n["reason"] for n in listed if n["seat"] == 0} >= {"show", "help"}
+
+
+def test_a_multipart_mail_with_an_attachment_is_read_from_its_plain_text(client):
+    g = Game(client, "king-of-danger", 2, {"seed": "mail-multipart"})
+    seat = g.summary()["to_act"][0]
+    move = g.legal(seat)[0]
+    text = "play " + move["card"] + (" " + move["suit"] if "suit" in move else "")
+    msg = EmailMessage()
+    msg["From"], msg["To"], msg["Subject"] = "ann@example.org", f"referee+{g.id}@example.org", "Re: turn"
+    msg["Message-ID"] = "<multi@example.org>"
+    msg.set_content(f"token: {g.tokens[seat]}\n{text}\n\nOn Monday Referee wrote:\n> resign\n")
+    msg.add_alternative(f"<p>token: {g.tokens[seat]}<br>{text}</p><blockquote>resign</blockquote>", subtype="html")
+    msg.add_attachment(b"resign\n", maintype="text", subtype="plain", filename="notes.txt")
+    r = post(client, msg.as_bytes())
+    assert r.status_code == 201, r.json
+    assert r.json["events"][0]["payload"]["move"] == move
+    assert g.summary()["status"] == "active"
