@@ -35,14 +35,17 @@ GAMES = [("king-of-danger", 3, {"target": 3}),
 class League:
     """The referee's processes, its outgoing mail server and a way to reply."""
 
-    def __init__(self, tmp):
+    def __init__(self, tmp, store: str | None = None):
         self.smtp = SmtpServer()
         self.port, self.mail_port = free_port(), free_port()
         self.base = f"http://127.0.0.1:{self.port}"
-        env = {**os.environ, "REFEREE_STORE": f"sqlite:///{tmp}/league.db", "REFEREE_SMTP_URL": self.smtp.url,
+        store = store or f"sqlite:///{tmp}/league.db"
+        env = {**os.environ, "REFEREE_STORE": store, "REFEREE_SMTP_URL": self.smtp.url,
                "REFEREE_MAIL_DOMAIN": DOMAIN, "REFEREE_MAIL_FROM": f"referee@{DOMAIN}",
                "REFEREE_SEND_INTERVAL": "0.05"}
         self.serve = spawn("serve", "--port", str(self.port), "--threads", "4", env=env)
+        # with Redis, the notices and answers are sent by `referee worker` (RQ)
+        self.worker = spawn("worker", env=env) if store.startswith("redis") else None
         wait_up(self.base, self.serve)
         self.gateway = spawn("mail-gateway", "--port", str(self.mail_port), env=env)
         deadline = time.time() + 30
@@ -55,6 +58,8 @@ class League:
                 time.sleep(0.1)
 
     def stop(self):
+        if self.worker is not None:
+            kill(self.worker)
         kill(self.gateway)
         kill(self.serve)
         self.smtp.stop()
@@ -153,6 +158,20 @@ class Leaks:
 
 @pytest.mark.parametrize(("game", "players", "options"), GAMES, ids=[g[0] for g in GAMES])
 def test_a_whole_game_by_mail_only(league, game, players, options):
+    play_by_mail(league, game, players, options)
+
+
+def test_a_whole_game_by_mail_with_redis_and_rq_workers(tmp_path, redis_url):
+    """The same with the Redis store: moves from the gateway, notices and answers
+    swept and sent by `referee worker` through RQ."""
+    lg = League(tmp_path, store=redis_url)
+    try:
+        play_by_mail(lg, "king-of-danger", 3, {"target": 3})
+    finally:
+        lg.stop()
+
+
+def play_by_mail(league, game, players, options):
     names = ["Ann", "Bob", "Cy"][:players]
     code, created = call(league.base, "POST", "/v1/games", {
         "game": game, "options": {**options, "seed": f"by-mail-{game}"},
