@@ -4,6 +4,7 @@ that the log of such a game re-derives in the audit."""
 
 from __future__ import annotations
 
+import copy
 import json
 from pathlib import Path
 
@@ -14,6 +15,7 @@ from referee.audit import audit
 from referee.autoplay import new_table, play
 from referee.events import Event
 from referee.games.base import IllegalMove, NotYourTurn
+from referee.games.castle_danger.state import POSITION, snapshot
 from referee.rng import Rng
 from referee.table import Table
 from tests.games.castle_danger_helpers import SEED, act, board_of, refused, table, types
@@ -160,6 +162,37 @@ def test_a_take_back_accepted_restores_the_position_exactly():
     assert [e.seq for e in log] == list(range(1, len(log) + 1))
     assert sum(1 for e in log if e.type == "piece-added") == 3
     assert Table.replay(log).state == t.state
+
+
+def test_a_turn_start_kept_for_a_take_back_shares_nothing_with_the_position():
+    # The start is copied field by field for speed: it must be what a deep copy
+    # gives, every list and dict its own, so play after it cannot change it.
+    t, log = logged()
+    three_turns(t, log)
+    step(t, log, 0, "c1-b1")
+    state = t.state
+    kept = snapshot(state)
+    assert kept == copy.deepcopy({k: getattr(state, k) for k in POSITION})
+
+    def mutable(obj):
+        if isinstance(obj, dict):
+            yield obj
+            for v in obj.values():
+                yield from mutable(v)
+        elif isinstance(obj, list):
+            yield obj
+            for v in obj:
+                yield from mutable(v)
+
+    live = {id(o) for k in POSITION for o in mutable(getattr(state, k))}
+    assert not live & {id(o) for o in mutable(kept)}
+    before = copy.deepcopy(kept)
+    step(t, log, 0, "b1-a1; end")
+    for piece in state.pieces.values():
+        piece["fired"] = True
+    state.supply[0]["C"] -= 1
+    state.fire["a9"] = 0
+    assert kept == before
 
 
 def test_a_take_back_puts_back_the_requesters_last_turn_start_mid_game():

@@ -41,8 +41,25 @@ POSITION = ("pieces", "walls", "fire", "supply", "wall_pile", "turn", "moves_lef
 KEPT_STARTS = 3
 
 
+def _same(value):
+    return value
+
+
+# How each position field is copied: every mutable level anew (a piece's dict holds
+# scalars only), as deepcopy would, at a tenth of its cost; a snapshot is taken at
+# every turn's start, so a replay or an audit takes thousands. A field not named
+# here (one added later) falls back to deepcopy.
+_COPY = {
+    "pieces": lambda pieces: {sq: dict(p) for sq, p in pieces.items()},
+    "walls": list, "fire": dict, "supply": lambda supply: [dict(s) for s in supply],
+    "turns": list, "wall_pile": _same, "turn": _same, "moves_left": _same, "actions": _same,
+    "reveals": _same, "turn_over": _same,
+}
+
+
 def snapshot(state: CastleState) -> dict:
-    return copy.deepcopy({k: getattr(state, k) for k in POSITION})
+    """The position, sharing no mutable object with ``state``."""
+    return {k: _COPY.get(k, copy.deepcopy)(getattr(state, k)) for k in POSITION}
 
 
 def initial(players: int, options: dict, names: list[str]) -> CastleState:
