@@ -28,7 +28,7 @@ import threading
 from json.encoder import encode_basestring
 
 from referee import rng as rngmod
-from referee.events import REFEREE, Event, canonical_text
+from referee.events import REFEREE, Event, canonical_text, parsed_canonical_text
 from referee.events import salt as salt_for
 from referee.games.base import RefereeError
 from referee.table import BOT_MOVE, SEAT_TIMED_OUT, Table
@@ -55,6 +55,20 @@ def _scalar_text(value) -> str:
     if type(value) is int:
         return int.__repr__(value)
     return canonical_text(value)
+
+
+_scan = json.JSONDecoder().scan_once  # what json.loads runs, without its per-call setup
+
+
+def _loads(line: str):
+    """The value of a line that is one JSON value and nothing else, as json.loads
+    gives it; None for anything else (json.loads then says what is wrong with it,
+    or takes it, as it takes surrounding white space, for the canonical check to refuse)."""
+    try:
+        value, end = _scan(line, 0)
+    except (StopIteration, ValueError):
+        return None
+    return value if end == len(line) else None
 
 
 @contextlib.contextmanager
@@ -85,40 +99,46 @@ _gc_was_on = True
 
 def _parse(text: str | bytes) -> list[Event]:
     raw = text.encode() if isinstance(text, str) else text
-    lines = raw.split(b"\n")
-    if lines and lines[-1] == b"":
+    try:  # one decode for the whole log; line by line only to name a line that is not UTF-8
+        whole = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        whole = None
+    lines = whole.split("\n") if whole is not None else raw.split(b"\n")
+    if lines and not lines[-1]:
         lines.pop()
     events = []
     prev = "0" * 64
-    for i, blob in enumerate(lines, start=1):
-        try:
-            line = blob.decode("utf-8")
-        except UnicodeDecodeError:
-            raise Divergence(i, "malformed", f"line {i} is not UTF-8") from None
-        try:
-            d = json.loads(line)
-        except ValueError as err:
-            raise Divergence(i, "malformed", f"line {i} is not JSON: {err}") from None
-        if not isinstance(d, dict) or d.keys() != FIELDS:
+    for i, line in enumerate(lines, start=1):
+        if whole is None:
+            try:
+                line = line.decode("utf-8")
+            except UnicodeDecodeError:
+                raise Divergence(i, "malformed", f"line {i} is not UTF-8") from None
+        d = _loads(line)
+        if d is None:
+            try:
+                d = json.loads(line)  # anything else, answered (or refused) as json.loads does
+            except ValueError as err:
+                raise Divergence(i, "malformed", f"line {i} is not JSON: {err}") from None
+        if type(d) is not dict or d.keys() != FIELDS:
             raise Divergence(i, "malformed", f"line {i} must have exactly the fields {sorted(FIELDS)}")
         # One canonical form per event: the body's (what the hash covers); the
         # line must be exactly that with "hash" in its sorted place (after "at").
         given = d.pop("hash")  # what is left is the body, no second dict built
-        body = canonical_text(d)
+        body = parsed_canonical_text(d)
         head = '{"actor":' + _scalar_text(d["actor"]) + ',"at":' + _scalar_text(d["at"]) + ","
         if (not body.startswith(head)
                 or line != head + '"hash":' + _scalar_text(given) + "," + body[len(head):]):
             raise Divergence(i, "not-canonical", f"line {i} is not in canonical JSON form")
-        if d["seq"] != i:
-            raise Divergence(i, "seq-gap", f"line {i} has seq {d['seq']!r}, expected {i}")
-        ev = Event(seq=d["seq"], type=d["type"], actor=d["actor"], at=d["at"], payload=d["payload"],
-                   prev=d["prev"], salt=d["salt"], hash=given, frozen=line)
-        if ev.prev != prev:
+        seq = d["seq"]
+        if seq != i:
+            raise Divergence(i, "seq-gap", f"line {i} has seq {seq!r}, expected {i}")
+        if d["prev"] != prev:
             raise Divergence(i, "broken-chain", f"event {i}'s prev is not event {i - 1}'s hash")
-        if hashlib.sha256(body.encode()).hexdigest() != ev.hash:
+        if hashlib.sha256(body.encode()).hexdigest() != given:
             raise Divergence(i, "bad-hash", f"event {i}'s hash does not match its content")
-        prev = ev.hash
-        events.append(ev)
+        events.append(Event(seq, d["type"], d["actor"], d["at"], d["payload"], prev, d["salt"], given, line))
+        prev = given
     if not events:
         raise Divergence(1, "malformed", "the log is empty")
     return events

@@ -121,6 +121,26 @@ def test_extra_whitespace_is_not_canonical(finished):
                                      "detail": "line 1 is not in canonical JSON form"}
 
 
+def test_each_line_is_judged_on_its_own_text(finished):
+    """White space around a line's JSON is not canonical; text after it is not
+    JSON; a line that is not UTF-8 is named, after any earlier line's fault."""
+    _, text = finished
+    lines = text.encode().splitlines()
+
+    def first_error(changed: dict) -> dict:
+        return audit(b"\n".join(changed.get(i, line) for i, line in enumerate(lines)) + b"\n")["first_error"]
+
+    for padded in (b" " + lines[2], lines[2] + b" ", lines[2] + b"\r"):
+        assert first_error({2: padded}) == {"seq": 3, "code": "not-canonical",
+                                            "detail": "line 3 is not in canonical JSON form"}
+    err = first_error({2: lines[2] + b"x"})
+    assert err["seq"] == 3 and err["code"] == "malformed" and err["detail"].startswith("line 3 is not JSON: ")
+    assert first_error({4: lines[4][:-2] + b"\xff}"}) == {"seq": 5, "code": "malformed",
+                                                         "detail": "line 5 is not UTF-8"}
+    err = first_error({2: b"{", 4: lines[4][:-2] + b"\xff}"})
+    assert err["seq"] == 3 and err["code"] == "malformed" and err["detail"].startswith("line 3 is not JSON")
+
+
 def test_every_other_form_of_the_same_event_is_not_canonical(finished):
     """Same content, other text: keys out of order (the hash first or last),
     an escaped character, a number written otherwise (canonical itself, but then
