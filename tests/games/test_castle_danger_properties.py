@@ -164,12 +164,15 @@ def test_the_legal_list_is_exactly_what_the_referee_accepts(config):
     def exact(table, seat):
         eng = table.engine
         accepted = []
+        before = copy.deepcopy(table.state)
         for move in conceivable:
             try:
                 eng.decide(table.state, seat, move)
             except IllegalMove:
                 continue
             accepted.append(move)
+        # deciding looks ahead at the position after an action, on a copy of its own
+        assert table.state == before, "deciding a move changed the state"
         legal = [m for m in eng.legal(table.state, seat) if m["type"] != "resign"]
         assert sorted(map(str, accepted)) == sorted(map(str, legal))
         seen.update(m["type"] for m in legal)

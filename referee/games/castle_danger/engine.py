@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import copy
-import pickle
 
 from referee.events import Draft, Event
 from referee.games.base import ADMIN, BadOptions, Engine, NotYourTurn, check_option_names
@@ -14,6 +13,7 @@ from referee.games.castle_danger.state import (
     moves_for,
     on_board,
     opponent,
+    with_own_position,
 )
 
 EDITIONS = ("10th", "3rd")
@@ -101,7 +101,9 @@ class CastleDanger(Engine):
         return drafts
 
     def _after(self, state: CastleState, drafts: list[Draft]) -> CastleState:
-        after = pickle.loads(pickle.dumps(state, pickle.HIGHEST_PROTOCOL))  # a deep copy, 3x faster
+        """The state after a turn's action ``drafts``: asked only about the position
+        (its scores, the next turn's moves), which is all an action changes."""
+        after = with_own_position(state)
         for d in drafts:
             after = self.evolve_event(after, Event(0, d.type, state.turn, "", d.payload))
         return after

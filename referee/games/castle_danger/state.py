@@ -62,6 +62,15 @@ def snapshot(state: CastleState) -> dict:
     return {k: _COPY.get(k, copy.deepcopy)(getattr(state, k)) for k in POSITION}
 
 
+def with_own_position(state: CastleState) -> CastleState:
+    """A copy of ``state`` whose position is its own (copied as ``snapshot``
+    copies it), for a look at the position after an action: the other fields
+    (options, names, kept starts, what is pending) are shared, to be read only."""
+    other = copy.copy(state)
+    other.__dict__.update(snapshot(state))
+    return other
+
+
 def initial(players: int, options: dict, names: list[str]) -> CastleState:
     state = CastleState(players=players, options=options, names=names)
     for seat, placed in enumerate(board.START_PIECES):
