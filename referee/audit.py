@@ -182,7 +182,8 @@ def _replay(events: list[Event], seed: str | None, salt_key: str | None = None) 
             if move is None:
                 raise Divergence(ev.seq, "malformed", f"event {ev.seq} is a seat's but records no move")
             try:
-                if table.due() == BOT_MOVE and ev.actor == table.bot_to_move():
+                due = table.due()
+                if due == BOT_MOVE and ev.actor == table.bot_to_move():
                     # The referee's move for a bot seat or a seat out of time: the
                     # bot's own choice once the seed is known, else (a game still
                     # running) a legal move of that seat, taken as logged.
@@ -191,6 +192,8 @@ def _replay(events: list[Event], seed: str | None, salt_key: str | None = None) 
                     except rngmod.SeedUnavailable:
                         unverified = True
                         derived = table.engine.decide(table.state, ev.actor, move)
+                elif due is None:  # what move_drafts does then, without asking due() again
+                    derived = table.engine.decide(table.state, ev.actor, move)
                 else:
                     # only the drafts: the logged events, once equal, are applied
                     derived = table.move_drafts(ev.actor, move)

@@ -86,6 +86,9 @@ def test_json_moves_are_normalised():
     ({"type": "add", "piece": "Q"}, "piece"),
     ({"type": "end", "at": "c1"}, "at"),
     ({"type": "fire", "from": "c3", "at": "c7", "piece": "C"}, "piece"),
+    ({"type": "move", "from": "c1", "piece": "C"}, "piece"),  # as many fields, one of them wrong
+    ({"type": "move", "from": ["c1"], "to": "c2"}, "from"),
+    ({"type": "build", "at": {"square": "c1"}}, "at"),
 ])
 def test_malformed_moves(move, field):
     with pytest.raises(MalformedMove) as err:

@@ -36,13 +36,18 @@ def normalize(move: dict) -> dict:
         raise MalformedMove(f"unknown move type {kind!r}; Castle Danger moves: "
                             f"{', '.join(FIELDS)}, resign", field="type")
     fields = FIELDS[kind]
-    extra = sorted(set(move) - {"type", *fields})
-    if extra:
-        raise MalformedMove(f"{kind} takes only {', '.join(fields) or 'no fields'}; "
-                            f"unexpected {', '.join(extra)}", field=extra[0])
+    # exactly "type" and the fields (the usual move, as the log records it): no extras
+    if len(move) != len(fields) + 1 or not all(name in move for name in fields):
+        extra = sorted(set(move) - {"type", *fields})
+        if extra:
+            raise MalformedMove(f"{kind} takes only {', '.join(fields) or 'no fields'}; "
+                                f"unexpected {', '.join(extra)}", field=extra[0])
     out = {"type": kind}
     for name in fields:
         value = move.get(name)
+        if type(value) is str and value in _WRITTEN[name]:  # already in normal form
+            out[name] = value
+            continue
         if not isinstance(value, str):
             raise MalformedMove(f"{kind} needs {name!r}", field=name)
         if name in PIECE_FIELDS:
@@ -55,6 +60,13 @@ def normalize(move: dict) -> dict:
                 raise MalformedMove(f"{name} must be a square a1-g9, not {move[name]!r}", field=name)
         out[name] = value
     return out
+
+
+# The values a field holds already in their normal form (what the loop in
+# ``normalize`` would leave unchanged): checked by one look-up.
+_SQUARES = frozenset(board.all_squares())
+_WRITTEN = {name: (frozenset(board.KINDS) if name in PIECE_FIELDS else _SQUARES)
+            for fields in FIELDS.values() for name in fields}
 
 
 _SQ = r"([a-gA-G][1-9])"
