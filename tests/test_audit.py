@@ -141,6 +141,14 @@ def test_each_line_is_judged_on_its_own_text(finished):
     assert err["seq"] == 3 and err["code"] == "malformed" and err["detail"].startswith("line 3 is not JSON")
 
 
+def test_names_with_characters_to_escape_audit_valid():
+    table, log = new_table("castle-danger", ['Ann "the \\ first"', "Bø\u00e9 ✓ \U0001f3b2"], {}, SEED)
+    play(table, 0, table.engine.parse("c1-b1; b1-a1; a1-b1"), SEED, log)
+    text = export(log)
+    assert '\\"the \\\\ first\\"' in text.splitlines()[0] and "✓" in text
+    assert audit(text)["valid"]
+
+
 def test_every_other_form_of_the_same_event_is_not_canonical(finished):
     """Same content, other text: keys out of order (the hash first or last),
     an escaped character, a number written otherwise (canonical itself, but then
@@ -155,6 +163,12 @@ def test_every_other_form_of_the_same_event_is_not_canonical(finished):
         lines[0].replace('"type":"game-created"', '"type":"game\\u002dcreated"'),
         lines[0].replace('"seq":1', '"seq":1.0'),
         lines[0].replace('"hash":"', '"hash": "'),
+        lines[0].replace('"seq":1', '"seq":-0'),
+        lines[0][:-1] + ',"type":"game-created"}',  # a key twice: the last one counts
+        lines[0].replace(canonical(d["payload"]).decode(),  # the payload's keys out of order
+                         json.dumps(dict(reversed(d["payload"].items())), separators=(",", ":"),
+                                    ensure_ascii=False)),
+        lines[0].replace('"payload":{', '"payload":{"a":1,'),  # canonical, but the hash no longer fits
     ]
     for form in forms:
         assert form != lines[0]
