@@ -89,6 +89,8 @@ def test_json_moves_are_normalised():
     ({"type": "move", "from": "c1", "piece": "C"}, "piece"),  # as many fields, one of them wrong
     ({"type": "move", "from": ["c1"], "to": "c2"}, "from"),
     ({"type": "build", "at": {"square": "c1"}}, "at"),
+    ({"type": "move", "from": "c1", "to": "c\u00b2"}, "to"),  # a digit, but not a rank: no 500
+    ({"type": "fire", "from": "c\u0663", "at": "c7"}, "from"),
 ])
 def test_malformed_moves(move, field):
     with pytest.raises(MalformedMove) as err:

@@ -27,8 +27,8 @@ START_WALLS = ("c2", "c8", "e2", "e8")
 
 
 def is_square(text) -> bool:
-    return (isinstance(text, str) and len(text) == 2 and text[0] in FILES
-            and text[1].isdigit() and text[1] != "0")
+    # the rank is an ASCII digit 1-9: str.isdigit() takes "²" and other digits too
+    return isinstance(text, str) and len(text) == 2 and text[0] in FILES and text[1] in "123456789"
 
 
 def coords(sq: str) -> tuple[int, int]:
