@@ -178,7 +178,7 @@ def _parse(text: str | bytes) -> list[Event]:
                     or line != head + '"hash":' + _scalar_text(given) + "," + body[len(head):]):
                 raise Divergence(i, "not-canonical", f"line {i} is not in canonical JSON form")
         seq = d["seq"]
-        if seq != i:
+        if type(seq) is not int or seq != i:  # true is not 1, nor 1.0
             raise Divergence(i, "seq-gap", f"line {i} has seq {seq!r}, expected {i}")
         if d["prev"] != prev:
             raise Divergence(i, "broken-chain", f"event {i}'s prev is not event {i - 1}'s hash")
@@ -191,12 +191,28 @@ def _parse(text: str | bytes) -> list[Event]:
     return events
 
 
+def _payload_text(ev: Event) -> str:
+    """The payload as the log writes it: cut from the line (already checked to be
+    canonical JSON). Inside a JSON string a quote is always escaped, so the bare
+    key ``"payload":`` is the line's own, and the last ``,"prev":"`` is the key that
+    follows the payload (a payload's own "prev" keys come before it)."""
+    line = ev.frozen
+    if line is None:
+        return parsed_canonical_text(ev.payload)
+    return line[line.index('"payload":') + 10:line.rindex(',"prev":"')]
+
+
 def _same(derived: list, actor, logged: list[Event], seq: int, what: str) -> None:
     """The derived drafts (or events), written as ``actor``, are the logged ones."""
     if len(logged) < len(derived):
         raise Divergence(seq, "missing-events", f"{what} writes {len(derived)} events; the log ends first")
     for d, got in zip(derived, logged, strict=False):
-        if (d.type, actor, d.payload) != (got.type, got.actor, got.payload):
+        # Equal as written, not only as Python values: 1.0 == 1 and true == 1 in
+        # Python, so a log that says "seat": true or "cost": 1.0 where the referee
+        # wrote 1 would pass a value comparison though its bytes are not the
+        # referee's. The canonical texts must be the same.
+        if ((d.type, actor, d.payload) != (got.type, got.actor, got.payload)
+                or parsed_canonical_text(d.payload) != _payload_text(got)):
             raise Divergence(got.seq, "diverges",
                              f"event {got.seq} should be {d.type} {json.dumps(d.payload, sort_keys=True)[:300]}"
                              f" but the log has {got.type} {json.dumps(got.payload, sort_keys=True)[:300]}")

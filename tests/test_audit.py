@@ -219,3 +219,47 @@ def test_a_salt_that_the_seed_does_not_give_is_caught(finished):
     lines[3]["salt"] = "0" * 64
     report = audit(reseal(lines))
     assert report["first_error"]["code"] == "bad-salt" and report["first_error"]["seq"] == 4
+
+
+def _retyped(value):
+    """The first whole number in a JSON value, written as 1.0 or true instead
+    (equal to Python, not the same JSON); None if it has none."""
+    if type(value) is int:
+        return float(value) if value != 1 else True
+    if isinstance(value, dict):
+        for k, v in value.items():
+            new = _retyped(v)
+            if new is not None:
+                return {**value, k: new}
+    if isinstance(value, list):
+        for i, v in enumerate(value):
+            new = _retyped(v)
+            if new is not None:
+                return [*value[:i], new, *value[i + 1:]]
+    return None
+
+
+def test_a_payload_equal_in_value_but_not_as_written_is_caught(finished):
+    """1.0 and true equal 1 in Python: a forged log that writes them where the
+    referee wrote 1 is not the referee's log, whatever its chain says."""
+    _, text = finished
+    caught = 0
+    for target in ("move", "hand-dealt", "trick-won"):
+        lines = [json.loads(x) for x in text.splitlines()]
+        d = next((d for d in lines if d["type"] == target and _retyped(d["payload"]) is not None), None)
+        if d is None:
+            continue
+        d["payload"] = _retyped(d["payload"])
+        report = audit(reseal(lines))
+        assert not report["valid"] and report["chain"] == "ok", (target, report)
+        assert report["first_error"]["seq"] == d["seq"]
+        caught += 1
+    assert caught >= 2
+
+
+def test_a_seq_written_as_true_is_caught(finished):
+    _, text = finished
+    lines = [json.loads(x) for x in text.splitlines()]
+    lines[0]["seq"] = True
+    report = audit(reseal(lines))
+    assert not report["valid"] and report["first_error"]["seq"] == 1
