@@ -211,7 +211,7 @@ def _same(derived: list, actor, logged: list[Event], seq: int, what: str) -> Non
         # Python, so a log that says "seat": true or "cost": 1.0 where the referee
         # wrote 1 would pass a value comparison though its bytes are not the
         # referee's. The canonical texts must be the same.
-        if ((d.type, actor, d.payload) != (got.type, got.actor, got.payload)
+        if (d.type != got.type or actor != got.actor or type(actor) is not type(got.actor)
                 or parsed_canonical_text(d.payload) != _payload_text(got)):
             raise Divergence(got.seq, "diverges",
                              f"event {got.seq} should be {d.type} {json.dumps(d.payload, sort_keys=True)[:300]}"

@@ -263,3 +263,15 @@ def test_a_seq_written_as_true_is_caught(finished):
     lines[0]["seq"] = True
     report = audit(reseal(lines))
     assert not report["valid"] and report["first_error"]["seq"] == 1
+
+
+def test_a_seat_written_as_true_on_a_moves_later_event_is_caught(finished):
+    """A move's events after its first are checked against the same seat as written:
+    true is not seat 1."""
+    _, text = finished
+    lines = [json.loads(x) for x in text.splitlines()]
+    second = next(b for a, b in zip(lines, lines[1:], strict=False)
+                  if a["actor"] == 1 and type(a["actor"]) is int and b["actor"] == 1 and a["at"] == b["at"])
+    second["actor"] = True
+    report = audit(reseal(lines))
+    assert not report["valid"] and report["first_error"]["seq"] == second["seq"], report["first_error"]
