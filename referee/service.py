@@ -581,8 +581,10 @@ class GameService:
         """The log moved on: queue the notices it makes due (referee/mail/outbox.py),
         only for games with a contact to tell. Never fails the move that led here."""
         try:
+            from referee.mail.outbox import has_channel
+
             rec = self.record(game_id) if rec is None else rec
-            if rec.extra.get("contacts") or rec.extra.get("spectators"):
+            if has_channel(rec.extra):
                 self.queue.enqueue_notices(game_id)
         except Exception:  # the sender's start-up sweep catches up on what is missed
             pass

@@ -277,6 +277,10 @@ def test_the_gateway_refuses_what_is_not_a_seats_address_while_the_sender_is_on_
     with pytest.raises(smtplib.SMTPDataError) as refused:
         league.send(plain(f"referee+{gid}@{DOMAIN}", "token: nope\nplay W1", "<bad-token@x>"))
     assert refused.value.smtp_code == 550
+    # a mail that names no game: nobody to answer, so the sender hears it here
+    with pytest.raises(smtplib.SMTPDataError) as refused:
+        league.send(plain(f"referee@{DOMAIN}", "play W1", "<no-game@x>"))
+    assert refused.value.smtp_code == 550 and b"name the game" in refused.value.smtp_error
     time.sleep(0.5)
     assert len(league.mails_to(ann)) == 1 and call(league.base, "GET", f"/v1/games/{gid}")[1]["version"] == 2
 

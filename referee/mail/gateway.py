@@ -8,7 +8,9 @@ the mail and the referee never mails a stranger (no backscatter):
 - at ``RCPT TO``: any domain but ``REFEREE_MAIL_DOMAIN`` (it relays nothing), a
   local part that is not a referee address, a game that does not exist, a reply
   address whose key is forged or outdated (550, 5.1.1);
-- at the end of ``DATA``: a mail that names no seat it may speak for (550, 5.7.1);
+- at the end of ``DATA``: a mail that names no seat it may speak for (550, 5.7.1),
+  or whose refusal no answer of the seat's own carries (it names no game, or its
+  seat has no e-mail or webhook: 550 with the reason, the only way to tell);
   a store that cannot be reached (451: the sending server tries again later).
 
 Everything else is accepted (250) and answered by e-mail on the seat's own
@@ -76,10 +78,13 @@ class Gateway:
         try:
             got = inbound.receive(self.service, content, recipients, mail_from)
         except RefereeError as err:
-            if err.status in (401, 404):  # no seat it may speak for: nobody to answer but the sender
-                return f"550 5.7.1 {err.detail}"[:500]
-            # accepted: the refusal goes to the seat as an answer, never as a bounce
-            return f"250 OK: refused ({err.detail})"[:500].replace("\n", " ").replace("\r", " ")
+            detail = err.detail.replace("\n", " ").replace("\r", " ")
+            if getattr(err, "answered", False):
+                # accepted: the refusal went to the seat as an answer, never as a bounce
+                return f"250 OK: refused ({detail})"[:500]
+            # no seat it may speak for (or none to answer on): only the sender can be told
+            code = "5.7.1" if err.status in (401, 403) else "5.6.0"
+            return f"550 {code} {detail}"[:500]
         if "ignored" in got:
             log.info("dropped a robot's mail: %s", got["ignored"])
             return "250 OK: dropped unanswered (" + got["ignored"] + ")"

@@ -58,31 +58,35 @@ def seat_of(service, got: dict):
     return service.caller(got["game"], got["token"])
 
 
-def _answer(service, game_id: str, seat: int, reason: str, note: str, key: str, msg_id: str | None) -> None:
-    """Queue the answer to one mail, named after it (so at most one per mail)."""
-    if str(seat) not in service.record(game_id).extra.get("contacts", {}):
-        return  # the seat has no channel: the HTTP caller has the answer, nobody else
-    outbox.queue_notice(service, game_id, seat, reason, note, tag=key[:16], in_reply_to=msg_id)
+def _answer(service, who, reason: str, note: str, key: str, msg_id: str | None) -> bool:
+    """Queue the answer to one mail, named after it (so at most one per mail);
+    False when the seat has no channel to answer on."""
+    if str(who.seat) not in who.record.extra.get("contacts", {}):
+        return False  # the HTTP caller has the answer, nobody else
+    outbox.queue_notice(service, who.record.id, who.seat, reason, note, tag=key[:16], in_reply_to=msg_id)
+    return True
 
 
 def receive(service, raw: bytes, recipients: list[str] | None = None, mail_from: str | None = None) -> dict:
     """Handle one mail. Returns ``{"ignored": why}`` for a robot's mail,
     ``{"answered": "show"|"help", ...}`` for a command, or the move's result
-    (``{version, events}``). A refusal is raised (after its answer is queued)."""
+    (``{version, events}``). A refusal is raised; ``answered`` on it says whether
+    the seat was told by an answer of its own (else only the caller can tell it:
+    the mail named no seat, or the seat has no channel)."""
     msg = reading.parse(raw)
     why = loops.automatic(msg, mail_from)
     if why is not None:
         return {"ignored": why}
     got = reading.read(raw, recipients, msg=msg)
     who = seat_of(service, got)
-    game_id, seat = got["game"], who.seat
+    game_id = got["game"]
     key = mail_key(got["message_id"], raw)
     mid = got["message_id"] if got["message_id"] and MESSAGE_ID.match(got["message_id"]) else None
     if got["command"] == "show":
-        _answer(service, game_id, seat, "show", None, key, mid)
+        _answer(service, who, "show", None, key, mid)
         return {"answered": "show", "version": service.summary(game_id)["version"]}
     if got["command"] == "help":
-        _answer(service, game_id, seat, "help", HELP, key, mid)
+        _answer(service, who, "help", HELP, key, mid)
         return {"answered": "help", "version": service.summary(game_id)["version"]}
     body = {"text": got["text"]}
     if got["version"] is not None:
@@ -94,14 +98,14 @@ def receive(service, raw: bytes, recipients: list[str] | None = None, mail_from:
         result = service.submit(game_id, who, body, "mail:" + key)
     except RefereeError as err:
         rule = err.extra.get("rule") or err.extra.get("field") or err.code
-        _answer(service, game_id, seat, "refused", f"Refused ({rule}): {err.detail}", key, mid)
+        err.answered = _answer(service, who, "refused", f"Refused ({rule}): {err.detail}", key, mid)
         raise
     from referee.games import engine as engine_by_name
 
-    engine = engine_by_name(service.record(game_id).game)
+    engine = engine_by_name(who.record.game)
     try:
         said = "; ".join(engine.format(m) for m in engine.parse(got["text"]))
     except Exception:  # applied, so it parsed: this is only the echo
         said = got["text"]
-    _answer(service, game_id, seat, "applied", f"Applied: {said}", key, mid)
+    _answer(service, who, "applied", f"Applied: {said}", key, mid)
     return result

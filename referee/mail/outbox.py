@@ -51,6 +51,12 @@ CREATE TABLE IF NOT EXISTS notice_cursors (
 SPECTATORS = -1
 
 
+def has_channel(extra: dict) -> bool:
+    """Whether a game's record names anyone to tell: a seat's contact or the
+    spectators' webhook (games without one are never swept)."""
+    return bool(extra.get("contacts") or extra.get("spectators"))
+
+
 def notice_id(game_id: str, seat: int, version: int, reason: str) -> str:
     return f"{game_id}.{seat}.{version}.{reason}"
 
@@ -336,8 +342,7 @@ def sweep_all(service, days: int = 30) -> int:
             continue
         seen.add(row["id"])
         try:
-            extra = service.record(row["id"]).extra
-            if extra.get("contacts") or extra.get("spectators"):
+            if has_channel(service.record(row["id"]).extra):
                 n += len(sweep(service, row["id"]))
         except Exception:  # one broken game never stops the others' notices
             continue

@@ -43,6 +43,8 @@ OUTLOOK_SENT = re.compile(r"^\s*\*?(?:Sent|Date|Gesendet|Datum|Envoyé|Enviado|V
 SIGNED = re.compile(r"^\s*(?:Sent from my |Sent from Mail for |Get Outlook for |Envoyé de mon |"
                     r"Von meinem .* gesendet|Enviado desde mi |Verzonden vanaf mijn |Inviato da )",
                     re.IGNORECASE)
+# A reply holding only one of these words asks for something other than a move.
+COMMANDS = ("show", "help")
 REPLY_LANGUAGES = ["en", "de", "fr", "es", "nl", "it", "pt", "sv", "pl"]
 
 
@@ -176,7 +178,3 @@ def read(raw: bytes, recipients: list[str] | None = None, msg=None) -> dict:
     return {"game": game, "seat": seat, "key": key,
             "token": tokens[0] if tokens else None, "text": text, "version": version,
             "command": command, "message_id": str(msg.get("Message-ID", "")).strip() or None}
-
-
-# A reply holding only one of these words asks for something other than a move.
-COMMANDS = ("show", "help")
