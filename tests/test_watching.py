@@ -213,6 +213,44 @@ def test_cors_origins_are_configurable(service, monkeypatch):
     assert "Access-Control-Allow-Origin" not in no.headers
 
 
+@pytest.mark.parametrize("origins", ["*", "https://a.example, https://b.example"])
+def test_cors_headers_are_flask_cors_own_on_every_kind_of_answer(service, monkeypatch, origins):
+    # referee/web/cors.py copies flask-cors's headers for requests without Origin
+    # instead of asking it each time: the answers must carry exactly what a bare
+    # app with flask-cors and the same settings gives, Origin or not, success or refusal.
+    from flask import Flask, jsonify
+    from flask_cors import CORS
+
+    from referee.api import create_app
+
+    monkeypatch.setenv("REFEREE_CORS_ORIGINS", origins)
+    c = create_app(service).test_client()
+    allowed = "*" if origins == "*" else [o.strip() for o in origins.split(",")]
+    bare = Flask("bare")
+    CORS(bare, resources={r"/v1/*": {"origins": allowed}}, supports_credentials=False,
+         send_wildcard=allowed == "*", allow_headers=["Authorization", "Content-Type", "Idempotency-Key"],
+         expose_headers=["ETag", "Retry-After", "X-Request-ID", "Location"], max_age=600)
+    bare.add_url_rule("/<path:anything>", view_func=lambda anything: jsonify({}),
+                      methods=["GET", "POST", "PUT", "DELETE"])
+    b = bare.test_client()
+
+    def cors_of(r) -> list:
+        return sorted((k, v) for k, v in r.headers.items() if k.startswith("Access-Control-") or k == "Vary")
+
+    g = Game(c, "kings-keys", 3)
+    paths = [("GET", f"/v1/games/{g.id}"), ("GET", f"/v1/games/{g.id}/view"), ("GET", "/v1/games/nope/view"),
+             ("POST", f"/v1/games/{g.id}/moves"), ("GET", "/healthz"), ("GET", "/v1/games")]
+    for _ in range(2):  # the second time from what was kept
+        for method, path in paths:
+            for origin in (None, "https://b.example", "https://evil.example"):
+                headers = {"Origin": origin} if origin else {}
+                ours, theirs = c.open(path, method=method, headers=headers), b.open(path, method=method, headers=headers)
+                if path == "/healthz":
+                    assert not cors_of(ours), "CORS belongs to the API only"
+                    continue
+                assert cors_of(ours) == cors_of(theirs), (method, path, origin, ours.status_code)
+
+
 def test_castle_danger_picture_says_who_answers_a_pending_offer(client):
     g = Game(client, "castle-danger", ["Ann", "Bob"])
 

@@ -19,10 +19,31 @@ class ProblemApi(openapi.ProblemApi):
     ERROR_SCHEMA = schemas.Problem
 
 
+class RefereeFlask(Flask):
+    """Flask, remembering which functions are coroutines. Flask asks
+    ``inspect.iscoroutinefunction`` of every view, wrapper and hook on every request
+    (some twenty times for a move); a function's answer never changes."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._plain: set = set()
+
+    def ensure_sync(self, func):
+        try:
+            if func in self._plain:
+                return func
+        except TypeError:  # unhashable: ask each time
+            return super().ensure_sync(func)
+        made = super().ensure_sync(func)
+        if made is func and len(self._plain) < 10_000:
+            self._plain.add(func)
+        return made
+
+
 def create_app(service=None, config=None) -> Flask:
     from referee.config import build_service
 
-    app = Flask("referee")
+    app = RefereeFlask("referee")
     app.config.update(
         API_TITLE="castle-referee", API_VERSION=referee.__version__, OPENAPI_VERSION="3.0.3",
         OPENAPI_URL_PREFIX="/", OPENAPI_JSON_PATH="openapi.json",

@@ -11,9 +11,9 @@ small, and a smaller cap keeps a flood of large bodies cheap to refuse.
 
 from __future__ import annotations
 
-import json
-
-from flask import Flask, request
+from flask import Flask, g, request
+from webargs.core import parse_json
+from webargs.flaskparser import FlaskParser, is_json_request
 
 from referee.games.base import MalformedMove, RefereeError
 
@@ -93,9 +93,28 @@ def install(app: Flask) -> None:
                                        accepted=["application/json"])
         else:
             try:
-                body = json.loads(request.get_data(cache=True))
+                body = parse_json(request.get_data(cache=True))  # as the schema's parser reads it
             except RecursionError:
                 raise MalformedMove(f"the JSON nests deeper than {MAX_DEPTH} levels", field="body") from None
             except ValueError:
                 return  # not JSON: the schema's parser says so, as for any bad body
             _check_json(body)
+            if is_json_request(request):
+                g.referee_body = body
+
+
+class Parser(FlaskParser):
+    """webargs' parser for the API's blueprints: a JSON body already parsed and
+    checked above is taken as it is instead of being parsed a second time; and a
+    schema's refusal is 400 ``malformed`` (flask-smorest's default is 422, which
+    here means an illegal move)."""
+
+    DEFAULT_VALIDATION_STATUS = 400
+
+    def load_json(self, req, schema):
+        body = g.get("referee_body", _UNREAD)
+        return super().load_json(req, schema) if body is _UNREAD else body
+
+
+_UNREAD = object()
+PARSER = Parser()

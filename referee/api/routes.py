@@ -10,6 +10,7 @@ from flask_smorest import Blueprint
 
 import schemas as s
 from referee import metrics
+from referee.api import bodies
 from referee.api.openapi import refusals
 from referee.service import Caller, GameService, Unauthenticated
 
@@ -24,9 +25,7 @@ def idempotency_key(description: str) -> dict:
     return {"in": "header", "name": "Idempotency-Key", "required": False,
             "schema": {"type": "string"}, "description": description}
 
-# Validation errors are answered 400 malformed (referee/api/problems.py), and so
-# documented; flask-smorest's default is 422, which means an illegal move here.
-blp.ARGUMENTS_PARSER.DEFAULT_VALIDATION_STATUS = 400
+blp.ARGUMENTS_PARSER = bodies.PARSER  # bodies parsed once; schema refusals are 400
 
 
 def service() -> GameService:

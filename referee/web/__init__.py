@@ -15,24 +15,24 @@ The pages and pictures only ever call ``GameService`` with the caller's own
 from __future__ import annotations
 
 import hashlib
-import os
 
 from flask import Blueprint as FlaskBlueprint
 from flask import Response, abort, render_template, request
 from flask_smorest import Blueprint
 from marshmallow import Schema, fields, validate
 
+from referee.api import bodies
 from referee.api.openapi import refusals
 from referee.api.routes import AUTH, caller, service
 from referee.events import Event
 from referee.games import engine as engine_by_name
 from referee.games.base import RefereeError
 from referee.service import Caller, NoSuchGame
-from referee.web import pictures
+from referee.web import cors, pictures
 
 pictures_blp = Blueprint("watching", __name__, url_prefix="/v1",
                          description="Pictures and the log in words, for watching a game")
-pictures_blp.ARGUMENTS_PARSER.DEFAULT_VALIDATION_STATUS = 400
+pictures_blp.ARGUMENTS_PARSER = bodies.PARSER  # bodies parsed once; schema refusals are 400
 pages = FlaskBlueprint("pages", __name__, template_folder="templates", static_folder="static",
                        static_url_path="/web/static")
 
@@ -157,16 +157,6 @@ def game_page(game_id):
 
 def install(app, api) -> None:
     """Register the pages, the pictures (documented in OpenAPI) and CORS."""
-    from flask_cors import CORS
-
     api.register_blueprint(pictures_blp)
     app.register_blueprint(pages)
-    # CORS on the JSON API: tokens travel as bearer headers, never cookies, so a
-    # page on another site gains nothing by calling the API from a visitor's
-    # browser that it could not do itself; credentials (cookies) are never allowed.
-    origins = os.environ.get("REFEREE_CORS_ORIGINS", "*")
-    allowed = "*" if origins.strip() == "*" else [o.strip() for o in origins.split(",") if o.strip()]
-    CORS(app, resources={r"/v1/*": {"origins": allowed}}, supports_credentials=False,
-         send_wildcard=allowed == "*",
-         allow_headers=["Authorization", "Content-Type", "Idempotency-Key"],
-         expose_headers=["ETag", "Retry-After", "X-Request-ID", "Location"], max_age=600)
+    cors.install(app)

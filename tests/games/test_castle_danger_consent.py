@@ -493,3 +493,30 @@ def test_random_games_with_offers_and_take_backs_replay_and_audit(config, seed):
     assert "offer-draw" in asked
     if config.get("variant") != "hidden-danger":
         assert "take-back" in asked and any(e.type == "take-back-accepted" for e in log)
+
+
+def test_no_proposal_changes_the_position_it_was_proposed_on():
+    # A move's copy of the state shares the kept turn starts with the cached
+    # position (referee/table.py): this holds only while nothing edits them in place.
+    # Random games that ask for take-backs and accept them: every legal move and
+    # every answer (a draw offer too) is proposed, and the position proposed on must stay as it was.
+    import pickle
+    import random
+
+    rnd = random.Random(7)
+    for game in range(4):
+        t, log = logged()
+        for _ in range(160):
+            if t.over:
+                break
+            seat = t.to_act()[0]
+            everything = [m for m in t.engine.legal(t.state, seat) if m["type"] != "resign"]
+            legal = [m for m in everything if m["type"] != "offer-draw"]  # played: no draws
+            before = pickle.dumps(t.state)
+            for move in everything:
+                t.propose(seat, [move], seed=SEED)
+                assert pickle.dumps(t.state) == before, f"proposing {move} changed the position"
+            asks = [m for m in legal if m["type"] in ("take-back", "accept")]
+            choice = rnd.choice(asks) if asks and rnd.random() < 0.4 else rnd.choice(legal)
+            play(t, seat, choice, SEED, log)
+        assert any(ev.type == "take-back-accepted" for ev in log), f"game {game} took nothing back"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 from referee.games.base import GameState
 from referee.games.castle_danger import board
@@ -33,6 +34,11 @@ class CastleState(GameState):
     # take-back, newest last, at most the three a take-back can need (the
     # requester's last turn, the opponent's since, the one being played).
     starts: list = field(default_factory=list)
+
+    # The kept starts are most of the state's size, and a new list replaces them
+    # whenever they change (consent.py), never an edit in place: so a move's copy of
+    # the state may share them with the position it was proposed on (table.py).
+    SHARED_BY_FORKS: ClassVar[tuple] = ("starts",)
 
 
 # What a take-back puts back: the position at a turn's start, every field of it.
