@@ -171,14 +171,22 @@ class SqliteStore(Store):
         try:
             conn.execute("BEGIN IMMEDIATE")
             try:
-                for w in batch:
-                    conn.execute("SAVEPOINT one")
+                if len(batch) == 1:  # alone (the usual case): no savepoint needed
                     try:
-                        self._append_one(conn, *w.args)
-                    except Exception as err:  # this append alone is undone
-                        conn.execute("ROLLBACK TO one")
-                        w.error = err
-                    conn.execute("RELEASE one")
+                        self._append_one(conn, *batch[0].args)
+                    except Exception as err:  # undone with the whole transaction
+                        batch[0].error = err
+                        conn.execute("ROLLBACK")
+                        return
+                else:
+                    for w in batch:
+                        conn.execute("SAVEPOINT one")
+                        try:
+                            self._append_one(conn, *w.args)
+                        except Exception as err:  # this append alone is undone
+                            conn.execute("ROLLBACK TO one")
+                            w.error = err
+                        conn.execute("RELEASE one")
                 conn.execute("COMMIT")
                 committed = True
             except BaseException:
@@ -196,10 +204,16 @@ class SqliteStore(Store):
 
     @staticmethod
     def _append_one(conn, game_id, expected, events, status, idem, snapshot, timer=KEEP):
-        rows = conn.execute("SELECT version FROM games WHERE id = ?", (game_id,)).fetchall()
-        row = rows[0] if rows else None
-        if row is None or row[0] != expected:
-            raise Conflict(row[0] if row else 0)
+        # The compare-and-set: the game moves on only from the version expected.
+        if timer is KEEP:
+            moved = conn.execute("UPDATE games SET status = ?, version = ? WHERE id = ? AND version = ?",
+                                 (status, events[-1].seq, game_id, expected))
+        else:
+            moved = conn.execute("UPDATE games SET status = ?, version = ?, timer = ? "
+                                 "WHERE id = ? AND version = ?", (status, events[-1].seq, timer, game_id, expected))
+        if moved.rowcount != 1:
+            rows = conn.execute("SELECT version FROM games WHERE id = ?", (game_id,)).fetchall()
+            raise Conflict(rows[0][0] if rows else 0)
         if idem is not None:
             got = conn.execute("SELECT answer FROM answers WHERE game_id = ? AND key = ?",
                                (game_id, idem[0])).fetchall()
@@ -209,12 +223,6 @@ class SqliteStore(Store):
                          (game_id, idem[0], json.dumps(idem[1])))
         conn.executemany("INSERT INTO events VALUES (?, ?, ?)",
                          [(game_id, e.seq, e.to_json()) for e in events])
-        if timer is KEEP:
-            conn.execute("UPDATE games SET status = ?, version = ? WHERE id = ?",
-                         (status, events[-1].seq, game_id))
-        else:
-            conn.execute("UPDATE games SET status = ?, version = ?, timer = ? WHERE id = ?",
-                         (status, events[-1].seq, timer, game_id))
         if snapshot is not None:
             conn.execute("INSERT OR REPLACE INTO snapshots VALUES (?, ?, ?, ?)",
                          (game_id, snapshot.seq, snapshot.code, snapshot.blob))
