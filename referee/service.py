@@ -473,7 +473,7 @@ class GameService:
                 table.commit(fork)
             from referee import metrics
 
-            metrics.moves.labels(table.engine.name).inc(len(moves))
+            metrics.labelled(metrics.moves, table.engine.name).inc(len(moves))
             if fork.due() is not None:
                 self.queue.enqueue_settle(game_id, fork.seq)
             else:

@@ -56,7 +56,7 @@ def timed(endpoint: str):
             try:
                 return fn(*a, **kw)
             finally:
-                metrics.requests.labels(endpoint).observe(time.perf_counter() - start)
+                metrics.labelled(metrics.requests, endpoint).observe(time.perf_counter() - start)
         return inner
     return wrap
 
