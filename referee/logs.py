@@ -17,10 +17,10 @@ from __future__ import annotations
 
 import logging
 import os
+import random
 import re
 import sys
 import time
-import uuid
 from contextlib import contextmanager
 
 from pythonjsonlogger.json import JsonFormatter
@@ -58,7 +58,10 @@ def request_id(given: str | None) -> str:
     (anything else could forge log lines), else a fresh one."""
     if given and _SANE_ID.match(given):
         return given
-    return uuid.uuid4().hex
+    # 128 random bits in uuid4's hex form, without its read of the system's
+    # randomness on every request: an id must be unique, not unguessable (the
+    # random module is reseeded in every forked worker).
+    return f"{random.getrandbits(128):032x}"
 
 
 def install(app) -> None:
