@@ -205,20 +205,14 @@ class Table:
             self.since_seq = clockmod.started_seqs(self.since_seq, acting, ev)
 
     def _forked(self) -> Table:
-        # A pickle round trip is a deep copy (shared references kept, as deepcopy
-        # keeps them) of plain dicts and lists, three times faster than
-        # copy.deepcopy; every state pickles already (the cached snapshots).
-        # Fields a state names in SHARED_BY_FORKS are only ever replaced, never
-        # changed in place, so the fork takes them as they are instead of copying.
+        # A state with a fork() of its own copies what a move may change and shares
+        # the rest; any other is copied whole by a pickle round trip (a deep copy
+        # keeping shared references, as deepcopy keeps them, three times faster
+        # than copy.deepcopy; every state pickles already: the cached snapshots).
         state = self.state
-        shared = getattr(state, "SHARED_BY_FORKS", ())
-        if not shared:
-            return Table(**{**self.__dict__, "state": pickle.loads(pickle.dumps(state, pickle.HIGHEST_PROTOCOL))})
-        own = {k: v for k, v in state.__dict__.items() if k not in shared}
-        fork = object.__new__(type(state))
-        fork.__dict__.update(pickle.loads(pickle.dumps(own, pickle.HIGHEST_PROTOCOL)))
-        fork.__dict__.update((k, state.__dict__[k]) for k in shared)
-        return Table(**{**self.__dict__, "state": fork})
+        fork = getattr(state, "fork", None)
+        copied = fork() if fork is not None else pickle.loads(pickle.dumps(state, pickle.HIGHEST_PROTOCOL))
+        return Table(**{**self.__dict__, "state": copied})
 
     def _extend(self, drafts: list[Draft], actor, at: str | None, salt_key: str | None,
                 fork_first: bool = True) -> tuple[list[Event], Table]:

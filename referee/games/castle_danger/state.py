@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass, field
-from typing import ClassVar
 
 from referee.games.base import GameState
 from referee.games.castle_danger import board
@@ -35,10 +34,14 @@ class CastleState(GameState):
     # requester's last turn, the opponent's since, the one being played).
     starts: list = field(default_factory=list)
 
-    # The kept starts are most of the state's size, and a new list replaces them
-    # whenever they change (consent.py), never an edit in place: so a move's copy of
-    # the state may share them with the position it was proposed on (table.py).
-    SHARED_BY_FORKS: ClassVar[tuple] = ("starts",)
+    def fork(self) -> CastleState:
+        """The copy a move is proposed on (referee/table.py): the position copied
+        field by field, as a take-back's snapshot copies it; every other field
+        (the kept starts, what is pending, the options...) is only ever replaced
+        by a new value, never edited in place, so the copy shares it. A test
+        proposes every legal move of random games and checks the position it
+        was proposed on stays as it was."""
+        return with_own_position(self)
 
 
 # What a take-back puts back: the position at a turn's start, every field of it.
