@@ -66,7 +66,8 @@ else:  # pragma: no cover - a Python built without the json accelerator
 
 def utcnow() -> str:
     """The ``at`` of a new event: UTC, ISO 8601, microseconds, ``Z``."""
-    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    # isoformat, not strftime("%Y-%m-%dT%H:%M:%S.%fZ"): the same text, at half the cost
+    return datetime.now(UTC).isoformat(timespec="microseconds")[:-6] + "Z"
 
 
 @dataclass

@@ -87,3 +87,17 @@ def test_evolve_gets_its_own_copy_of_each_event():
     secret = table.state.secret
     secret["0"] = -1  # the state's dict must not be the logged event's
     assert log[1].payload["secret"]["0"] != -1
+
+
+def test_an_event_time_is_utc_iso_8601_with_microseconds_and_z():
+    # the log's "at" format; whole seconds keep their ".000000"
+    from datetime import datetime
+
+    from freezegun import freeze_time
+
+    from referee.events import utcnow
+
+    for moment in ("2026-01-02 03:04:05", "2026-12-31 23:59:59.999999", "2031-06-15 12:00:00.000001"):
+        with freeze_time(moment):
+            assert utcnow() == datetime.fromisoformat(moment).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    assert utcnow().endswith("Z") and len(utcnow()) == len("2026-01-02T03:04:05.000000Z")
