@@ -144,24 +144,26 @@ def wait_healthy(port: int, path: str = "/healthz", method: str = "GET", body: s
     raise RuntimeError(f"the server on {port} did not start")
 
 
-def serve(store_url: str, workdir: str, workers: int):
+def serve(store_url: str, workdir: str, workers: int, *extra: str):
     port = free_port()
     proc = subprocess.Popen([sys.executable, "-m", "referee.cli", "serve", "--store", store_url,
-                             "--port", str(port), "--workers", str(workers), "--threads", "8"],
+                             "--port", str(port), "--workers", str(workers), "--threads", "8", *extra],
                             cwd=workdir, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                             env={**CHILD_ENV, **SERVER_ENV}, start_new_session=True)
     wait_healthy(port)
     return proc, port
 
 
-def serve_echo(workdir: str):
-    """The bare Flask echo under the same gunicorn set-up: one process, gthread, 8 threads."""
+def serve_echo(workdir: str, pinned: bool = False):
+    """The bare Flask echo under the same gunicorn set-up: one process, gthread, 8
+    threads; ``pinned``: kept on one CPU as `referee serve --pin-workers` keeps its."""
     port = free_port()
     here = Path(__file__).resolve().parent
-    proc = subprocess.Popen([sys.executable, "-m", "gunicorn", "--chdir", str(here), "-k", "gthread",
+    conf = ["-c", str(here / "echo_pinned.conf.py")] if pinned else []
+    proc = subprocess.Popen([sys.executable, "-m", "gunicorn", *conf, "--chdir", str(here), "-k", "gthread",
                              "--threads", "8", "-w", "1", "-b", f"127.0.0.1:{port}", "echo:app"],
                             cwd=workdir, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                            start_new_session=True)
+                            env=CHILD_ENV, start_new_session=True)
     wait_healthy(port, "/echo", "POST", "{}")
     return proc, port
 
@@ -371,6 +373,28 @@ def main() -> None:
         scale = med([b["rate"] / a["rate"] for a, b in zip(got["redis"], got["redis x2"], strict=True)])
         print(f"  redis: 2 API processes / 1 process: {scale:4.2f}x moves/s (on this 2-core machine, "
               f"clients included)")
+
+        # ---- the same, every server kept on one CPU (shown only) ----
+        pinned = {"echo": serve_echo(work, pinned=True),
+                  "sqlite": serve(f"sqlite:///{work}/pinned.db", work, 1, "--pin-workers"),
+                  "redis": serve(redis_url.replace("/0", "/13"), work, 1, "--pin-workers")}
+        procs += [proc for proc, _ in pinned.values()]
+        kept: dict[str, list[dict]] = {k: [] for k in pinned}
+        for _ in range(rounds):
+            for name, (_, port) in pinned.items():
+                kept[name].append(http_round(port, 8, seconds, moves, echo=name == "echo"))
+        print("the same with each server process kept on one CPU (--pin-workers; the echo too), shown only")
+        for name, rs in kept.items():
+            unit = "req/s" if name == "echo" else "moves/s"
+            print(f"  {name:9} {med([r['rate'] for r in rs]):8.1f} {unit:7}  p50 {med([r['p50'] for r in rs]) * 1e3:6.2f} ms"
+                  f"  p99 {med([r['p99'] for r in rs]) * 1e3:6.2f} ms")
+        for name in ("sqlite", "redis"):
+            ratio = med([m["rate"] / e["rate"] for m, e in zip(kept[name], kept["echo"], strict=True)])
+            gain = med([p["rate"] / u["rate"] for u, p in zip(got[name], kept[name], strict=True)])
+            print(f"  {name:6} moves/s / echo req/s, both pinned: {ratio:5.2f};  pinned / unpinned moves/s: {gain:4.2f}x")
+        for proc, _ in pinned.values():
+            stop(proc)
+            procs.remove(proc)
 
         # ---- audits beside play ----
         _, long_log, _ = peaceful_moves(10_000)

@@ -15,6 +15,11 @@ graceful_timeout = 20
 accesslog = None
 errorlog = "-"
 
+# REFEREE_PIN_WORKERS=1: each worker kept on one CPU of its own, in turn (as
+# `referee serve --pin-workers`; docs/operations.md says when it pays).
+if os.environ.get("REFEREE_PIN_WORKERS", "0").lower() in ("1", "true", "yes", "on"):
+    from referee.cli import pin_worker as post_fork  # noqa: F401  (gunicorn's hook, by its name)
+
 # /metrics must add up every worker process: prometheus_client's multi-process
 # mode, chosen before the app (and so prometheus_client) is imported in a worker.
 # An operator may point PROMETHEUS_MULTIPROC_DIR at a folder of their own; it is

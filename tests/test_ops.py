@@ -25,14 +25,14 @@ def referee(*args, **kw):
 class Served:
     """`referee serve --workers 2` on SQLite, its stderr kept in a file."""
 
-    def __init__(self, tmp_path):
+    def __init__(self, tmp_path, *extra: str):
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
         self.err_path = tmp_path / "serve.err"
         env = {k: v for k, v in os.environ.items() if k != "PROMETHEUS_MULTIPROC_DIR"}
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "referee.cli", "serve", "--store", f"sqlite:///{tmp_path}/r.db",
-             "--port", str(self.port), "--workers", "2", "--threads", "2"],
+             "--port", str(self.port), "--workers", "2", "--threads", "2", *extra],
             cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=open(self.err_path, "wb"), env=env)
         deadline = time.time() + 60
         while True:
@@ -54,6 +54,11 @@ class Served:
                 return r.status, r.read(), r.headers
         except urllib.error.HTTPError as err:
             return err.code, err.read(), err.headers
+
+    def workers(self) -> list[int]:
+        """The gunicorn worker processes' ids (the children of the server's)."""
+        got = subprocess.run(["pgrep", "-P", str(self.proc.pid)], capture_output=True, text=True)
+        return [int(pid) for pid in got.stdout.split()]
 
     def log_lines(self) -> list[dict]:
         out = []
@@ -236,3 +241,27 @@ def test_behind_a_reverse_proxy_the_client_is_the_forwarded_one(monkeypatch, cap
     assert remote_seen(**{"X-Forwarded-For": "203.0.113.9"}) == ["10.0.0.2"]  # not trusted by default
     monkeypatch.setenv("REFEREE_PROXY_HOPS", "1")
     assert remote_seen(**{"X-Forwarded-For": "203.0.113.9"}) == ["203.0.113.9"]
+
+
+@pytest.mark.skipif(not hasattr(os, "sched_getaffinity"), reason="CPU affinity is Linux's")
+def test_pinned_workers_each_keep_to_one_cpu_and_serve(tmp_path, served):
+    # Unpinned, every worker may run on every CPU the server may; pinned, each is
+    # kept to one CPU, the workers taking the CPUs in turn (different CPUs while
+    # there are enough of them), and the threads serving requests are on it too.
+    cpus = os.sched_getaffinity(0)
+    assert served.workers() and all(os.sched_getaffinity(pid) == cpus for pid in served.workers())
+    pinned = Served(tmp_path, "--pin-workers")
+    try:
+        status, body, _ = pinned.call("POST", "/v1/games", {"game": "castle-danger", "players": ["Ann", "Bob"]})
+        assert status == 201, body
+        workers = pinned.workers()
+        assert len(workers) == 2
+        kept = [os.sched_getaffinity(pid) for pid in workers]
+        assert all(len(k) == 1 and k <= cpus for k in kept), kept
+        if len(cpus) >= 2:
+            assert kept[0] != kept[1], kept
+        for pid in workers:  # every thread of the worker, not only its first
+            for tid in os.listdir(f"/proc/{pid}/task"):
+                assert os.sched_getaffinity(int(tid)) == kept[workers.index(pid)]
+    finally:
+        pinned.stop()
