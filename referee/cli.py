@@ -37,7 +37,7 @@ def pin_worker(server, worker) -> None:
     CPUs the server may use in turn. A process serves one thread at a time (the
     GIL), and its threads handing the GIL to each other on different cores made
     every request slower: the interpreter's memory moved from core to core with
-    each handoff (measured on 2 cores: 1.5 times the moves/s, docs/operations.md).
+    each handoff (measured on 2 cores: 1.1 to 2 times the moves/s, docs/scaling.md).
     Before the worker starts its threads, so they all inherit the CPU."""
     if not hasattr(os, "sched_setaffinity"):
         server.log.warning("--pin-workers: this system cannot pin a process to a CPU")
@@ -313,7 +313,7 @@ def parser() -> argparse.ArgumentParser:
     sp.add_argument("--pin-workers", action=argparse.BooleanOptionalAction,
                     default=pin_workers_default(),
                     help="keep each gunicorn process on one CPU of its own, in turn (Linux; default: "
-                         "off, or $REFEREE_PIN_WORKERS); see docs/operations.md")
+                         "off, or $REFEREE_PIN_WORKERS); see docs/scaling.md")
     sp.add_argument("--dev", action="store_true", help="Flask's development server instead of gunicorn")
     sp.set_defaults(fn=cmd_serve)
 
