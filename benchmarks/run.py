@@ -319,6 +319,22 @@ def job_latency(redis_url: str, workdir: str, hands: int) -> list[float]:
     return out
 
 
+def interleaved(servers: dict, rounds: int, seconds: float, moves: list) -> dict[str, list[dict]]:
+    """``rounds`` rounds of ``http_round``, every server once per round."""
+    got: dict[str, list[dict]] = {name: [] for name in servers}
+    for _ in range(rounds):
+        for name, (_, port) in servers.items():
+            got[name].append(http_round(port, 8, seconds, moves, echo=name == "echo"))
+    return got
+
+
+def print_rates(got: dict[str, list[dict]]) -> None:
+    for name, rs in got.items():
+        unit = "req/s" if name == "echo" else "moves/s"
+        print(f"  {name:9} {med([r['rate'] for r in rs]):8.1f} {unit:7}  p50 {med([r['p50'] for r in rs]) * 1e3:6.2f} ms"
+              f"  p99 {med([r['p99'] for r in rs]) * 1e3:6.2f} ms  ({sum(r['refused'] for r in rs)} refused)")
+
+
 def med(xs):
     return statistics.median(xs)
 
@@ -355,16 +371,10 @@ def main() -> None:
                    "redis": serve(redis_url.replace("/0", "/14"), work, 1),
                    "redis x2": serve(redis_url.replace("/0", "/15"), work, 2)}
         procs += [proc for proc, _ in servers.values()]
-        got: dict[str, list[dict]] = {k: [] for k in servers}
-        for _ in range(rounds):  # interleaved: every server once per round
-            for name, (_, port) in servers.items():
-                got[name].append(http_round(port, 8, seconds, moves, echo=name == "echo"))
+        got = interleaved(servers, rounds, seconds, moves)
         print(f"HTTP, 8 keep-alive clients, gunicorn gthread 8 threads; median of {rounds} interleaved "
               f"round(s) of {seconds} s")
-        for name, rs in got.items():
-            unit = "req/s" if name == "echo" else "moves/s"
-            print(f"  {name:9} {med([r['rate'] for r in rs]):8.1f} {unit:7}  p50 {med([r['p50'] for r in rs]) * 1e3:6.2f} ms"
-                  f"  p99 {med([r['p99'] for r in rs]) * 1e3:6.2f} ms  ({sum(r['refused'] for r in rs)} refused)")
+        print_rates(got)
         for name in ("sqlite", "redis"):
             ratio = med([m["rate"] / e["rate"] for m, e in zip(got[name], got["echo"], strict=True)])
             tail = med([r["p99"] / r["p50"] for r in got[name]])
@@ -379,15 +389,9 @@ def main() -> None:
                   "sqlite": serve(f"sqlite:///{work}/pinned.db", work, 1, "--pin-workers"),
                   "redis": serve(redis_url.replace("/0", "/13"), work, 1, "--pin-workers")}
         procs += [proc for proc, _ in pinned.values()]
-        kept: dict[str, list[dict]] = {k: [] for k in pinned}
-        for _ in range(rounds):
-            for name, (_, port) in pinned.items():
-                kept[name].append(http_round(port, 8, seconds, moves, echo=name == "echo"))
+        kept = interleaved(pinned, rounds, seconds, moves)
         print("the same with each server process kept on one CPU (--pin-workers; the echo too), shown only")
-        for name, rs in kept.items():
-            unit = "req/s" if name == "echo" else "moves/s"
-            print(f"  {name:9} {med([r['rate'] for r in rs]):8.1f} {unit:7}  p50 {med([r['p50'] for r in rs]) * 1e3:6.2f} ms"
-                  f"  p99 {med([r['p99'] for r in rs]) * 1e3:6.2f} ms")
+        print_rates(kept)
         for name in ("sqlite", "redis"):
             ratio = med([m["rate"] / e["rate"] for m, e in zip(kept[name], kept["echo"], strict=True)])
             gain = med([p["rate"] / u["rate"] for u, p in zip(got[name], kept[name], strict=True)])
