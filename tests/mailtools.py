@@ -55,6 +55,11 @@ class Inbox:
         with self.lock:
             return [m for m in self.messages if address in str(m["To"])]
 
+    def since(self, n: int) -> list:
+        """The messages kept after the first ``n``, in the order they came."""
+        with self.lock:
+            return self.messages[n:]
+
     def wait(self, count: int, timeout: float = 20.0) -> list:
         end = time.monotonic() + timeout
         while time.monotonic() < end:

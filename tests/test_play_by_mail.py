@@ -181,38 +181,48 @@ def play_by_mail(league, game, players, options):
     tokens = [s["token"] for s in created["seats"]]
     leaks = Leaks(league.base, gid, tokens, admin)
     rnd = random.Random(game)
-    checked, answered, sent = set(), set(), []
-    deadline = time.time() + 600  # King's Keys is about 290 replies: two minutes alone, more on a busy machine
+    answered, sent = set(), []
+    # Each mail is read and checked once, as it comes (re-reading a whole game's
+    # mail at every step made a 290-reply game take minutes): (seat, mail, its
+    # notice's version, its text) of every mail to this game's seats so far.
+    mails: list[tuple[int, EmailMessage, int, str]] = []
+    read = 0
+    deadline = time.time() + 600
     over = False
     while not over or len(answered) < len(sent):  # at the end, the last answer may come after game-over
         assert time.time() < deadline, f"the game by mail stalled; {len(sent)} replies sent"
-        mails = [(seat, m) for seat in range(players) for m in league.mails_to(address(game, seat))]
-        for seat, m in mails:
-            if m["Message-ID"] in checked:
+        new = league.smtp.inbox.since(read)
+        read += len(new)
+        for m in new:
+            to = str(m["To"])
+            seat = next((s for s in range(players) if address(game, s) in to), None)
+            if seat is None:  # another test's mail in the same outgoing server
                 continue
-            checked.add(m["Message-ID"])
+            text = m.get_content()
             assert m["Reply-To"].startswith(f"referee+{gid}.{seat}.") and m["Reply-To"].endswith("@" + DOMAIN)
             assert m["Auto-Submitted"] == "auto-generated"
             leaks.check(m, seat)
             # what happened is told in words and with names, never "seat 1"
-            happened = m.get_content().replace("\r\n", "\n").partition("Since your last notice:\n")[2]
-            assert not re.search(r"\bseat \d\b", happened.split("\n\n")[0], re.I), m.get_content()
+            happened = text.replace("\r\n", "\n").partition("Since your last notice:\n")[2]
+            assert not re.search(r"\bseat \d\b", happened.split("\n\n")[0], re.I), text
             if m["In-Reply-To"]:
                 answered.add(m["In-Reply-To"])
             over = over or "game-over" in m["Subject"]
+            mails.append((seat, m, notice_version(m), text))
         if over:
             time.sleep(0.05)
             continue
-        newest = max(notice_version(m) for _, m in mails) if mails else 0
-        waiting = [(seat, m) for seat, m in mails if notice_version(m) == newest and legal_moves(m.get_content())
-                   and m["Message-ID"] not in {x[0] for x in sent}]
+        newest = max(version for _, _, version, _ in mails) if mails else 0
+        replied = {notice for notice, _ in sent}
+        waiting = sorted(((seat, m, text) for seat, m, version, text in mails  # seat by seat, as they came
+                          if version == newest and legal_moves(text) and m["Message-ID"] not in replied),
+                         key=lambda w: w[0])
         if not waiting or len(answered) < len(sent):
             time.sleep(0.05)  # the referee has not answered the last reply yet
             continue
-        seat, notice = rnd.choice(waiting)
+        seat, notice, text = rnd.choice(waiting)
         # a whole game: nobody resigns or asks for a draw or a take-back
-        moves = [x for x in legal_moves(notice.get_content())
-                 if not x.startswith(("resign", "offer draw", "take back"))]
+        moves = [x for x in legal_moves(text) if not x.startswith(("resign", "offer draw", "take back"))]
         reply = reply_to(notice, rnd.choice(moves), rnd, newest)
         league.send(reply)
         sent.append((notice["Message-ID"], reply["Message-ID"]))
