@@ -121,8 +121,7 @@ class SqliteStore(Store):
         One, not one per thread: SQLite drops a connection's page cache whenever
         another connection has written since its last transaction, so writers
         taking turns on their own connections each began by reading the pages
-        again (with eight threads an append cost twice the CPU it costs with one;
-        the one writer took back about a tenth of an append's CPU there)."""
+        again."""
         if self._writer_conn is None or self._writer_pid != os.getpid():
             self._writer_conn, self._writer_pid = self._connect(), os.getpid()
         return self._writer_conn
