@@ -103,6 +103,9 @@ def install(app: Flask) -> None:
                 g.referee_body = body
 
 
+_UNREAD = object()  # no body parsed above (none, or not JSON): webargs reads it
+
+
 class Parser(FlaskParser):
     """webargs' parser for the API's blueprints: a JSON body already parsed and
     checked above is taken as it is instead of being parsed a second time; and a
@@ -116,5 +119,4 @@ class Parser(FlaskParser):
         return super().load_json(req, schema) if body is _UNREAD else body
 
 
-_UNREAD = object()
 PARSER = Parser()
