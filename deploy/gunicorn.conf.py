@@ -17,10 +17,10 @@ errorlog = "-"
 
 # REFEREE_PIN_WORKERS=1: each worker kept on one CPU of its own, in turn (as
 # `referee serve --pin-workers`; docs/scaling.md says when it pays).
-from referee.cli import pin_worker, pin_workers_default  # noqa: E402
-
-if pin_workers_default():
-    post_fork = pin_worker  # gunicorn's hook, by its name
+# Read here, not through referee.cli, so the server's own process imports nothing
+# of the referee unless pinning is asked for.
+if os.environ.get("REFEREE_PIN_WORKERS", "0").lower() in ("1", "true", "yes", "on"):
+    from referee.cli import pin_worker as post_fork  # noqa: F401  (gunicorn's hook, by its name)
 
 # /metrics must add up every worker process: prometheus_client's multi-process
 # mode, chosen before the app (and so prometheus_client) is imported in a worker.
