@@ -47,6 +47,7 @@ class RQQueue:
         import redis
         from rq import Queue
 
+        self.url = url  # the rate limits count here when the store is no plain Redis
         self.redis = redis.Redis.from_url(url)
         self.rq = Queue(QUEUE_NAME, connection=self.redis)
 

@@ -83,9 +83,12 @@ def address() -> str:
 
 
 def storage_uri(service) -> str:
-    url = getattr(service.store, "url", None) or getattr(service.queue, "url", None)
-    if isinstance(url, str) and url.startswith(("redis://", "rediss://")):
-        return url
+    """Where the counters live: the store's Redis, else the queue's (a Redis
+    Cluster store comes with a plain Redis for the queue, which then holds them),
+    else this process's memory."""
+    for url in (getattr(service.store, "url", None), getattr(service.queue, "url", None)):
+        if isinstance(url, str) and url.startswith(("redis://", "rediss://", "unix://")):
+            return url
     return "memory://"
 
 
