@@ -144,20 +144,37 @@ class RedisCounters:
         # same round trip as the counters (a move then waits for two, not three).
         self.store = store if getattr(store, "url", None) == url and hasattr(store, "record_read") else None
         self.r = self.store.r if self.store is not None else redis.Redis.from_url(url)
+        # Each request thread keeps a connection of its own for the counters'
+        # round trip and writes the commands on it itself: redis-py's pipeline
+        # object and its pool's checkout of a connection (with a probe of the
+        # socket) cost as much CPU as the round trip, on every request. (Always one
+        # Redis server here: storage_uri never gives a cluster's address.)
+        self._pool = self.r.connection_pool
+        self._local = threading.local()
+
+    def _round_trip(self, commands: list[tuple]) -> list:
+        """Send ``commands`` at once on this thread's connection; their replies."""
+        conn = getattr(self._local, "conn", None)
+        if conn is None or self._local.pid != os.getpid():  # a forked worker makes its own
+            conn = self._pool.connection_class(**self._pool.connection_kwargs)
+            self._local.conn, self._local.pid = conn, os.getpid()
+        try:
+            conn.send_packed_command(conn.pack_commands(commands))  # connects when it must
+            return [conn.read_response() for _ in commands]
+        except BaseException:
+            conn.disconnect()  # replies may be left unread: the next request connects afresh
+            raise
 
     def step(self, read: list, hit: list, now: float, record_of: str | None = None) -> tuple:
         """The counts of ``read``'s keys, of ``hit``'s keys after adding one, and
         the record of game ``record_of`` as the store reads it (None: not read)."""
-        pipe = self.r.pipeline(transaction=False)
-        for key, _ in read:
-            pipe.get(key)
-        for key, ttl in hit:
-            pipe.set(key, 0, ex=ttl, nx=True)  # the window's expiry set once, with the key
-            pipe.incr(key)
+        commands = [("GET", key) for key, _ in read]
+        for key, ttl in hit:  # the window's expiry set once, with the key
+            commands += [("SET", key, 0, "EX", ttl, "NX"), ("INCR", key)]
         fetch = record_of is not None and self.store is not None
         if fetch:
-            pipe.hmget(*self.store.record_read(record_of))
-        got = pipe.execute()
+            commands.append(("HMGET", *self.store.record_read(record_of)))
+        got = self._round_trip(commands)
         counts = got[:len(read) + 2 * len(hit)]
         record = self.store.record_from(got[-1]) if fetch else None
         return [int(v or 0) for v in counts[:len(read)]], [int(v) for v in counts[len(read) + 1::2]], record
@@ -185,7 +202,8 @@ class Limiter:
                 or endpoint.partition(".")[0] in EXEMPT_BLUEPRINTS)
 
     def before(self) -> None:
-        endpoint = request.endpoint
+        req = request._get_current_object()  # one look-up through the proxy, not one per use
+        endpoint = req.endpoint
         if self.exempt(endpoint):
             return
         now = time.time()
@@ -193,7 +211,7 @@ class Limiter:
         route = self.routes.get(endpoint)
         hits = _windows(endpoint, route[1](), rate(route[0]), now) if route else []
         # a move's game record comes along (read by the view otherwise)
-        game = request.view_args.get("game_id") if endpoint == "games.moves" and request.view_args else None
+        game = req.view_args.get("game_id") if endpoint == "games.moves" and req.view_args else None
         try:
             got, counted, record = self.counters.step([(k, s) for k, _, s, _ in failed],
                                                       [(k, s) for k, _, s, _ in hits], now, game)
