@@ -131,6 +131,42 @@ def test_every_request_is_one_json_line_without_secrets(served):
     assert token not in text and game["admin_token"] not in text
 
 
+def test_the_access_line_is_the_json_loggers_line_and_other_lines_keep_their_fields():
+    """The access line, made straight from its fields, is the text python-json-logger
+    makes of the same record; any record that is not exactly that line (another
+    logger, a field more, an exception) is the library's own line."""
+    import logging
+
+    from pythonjsonlogger.json import JsonFormatter
+
+    from referee import logs
+
+    ours = logs.formatter()
+    library = JsonFormatter("{asctime}{levelname}{name}{message}", style="{",
+                            rename_fields={"asctime": "time", "levelname": "level", "name": "logger"})
+    fields = {"method": "POST", "path": "/v1/games/g\u00e9\"x/moves", "status": 201, "game": None,
+              "duration_ms": 1.25, "request_id": "r-1", "remote": "192.0.2.1"}
+
+    def record(name=logs.access.name, msg="request", extra=fields, exc_info=None):
+        return logging.getLogger(name).makeRecord(name, logging.INFO, __file__, 1, msg, (), exc_info,
+                                                  extra=dict(extra))
+
+    line = ours.format(record())
+    assert line == library.format(record())
+    assert list(json.loads(line)) == ["time", "level", "logger", "message", *logs.ACCESS_FIELDS]
+    try:
+        raise ValueError("boom")
+    except ValueError:
+        failed = record(exc_info=sys.exc_info())
+    others = [record(extra={**fields, "more": 7}), record(name="referee.jobs"), failed,
+              record(extra={k: v for k, v in fields.items() if k != "remote"}),
+              record(extra={k: v for k, v in fields.items() if k != "remote"} | {"other": 1})]
+    for r in others:
+        assert ours.format(r) == library.format(r)
+    assert json.loads(ours.format(others[0]))["more"] == 7
+    assert "boom" in json.loads(ours.format(failed))["exc_info"]
+
+
 def test_every_referee_job_is_one_json_line(served):
     status, body, _ = served.call("POST", "/v1/games", {"game": "kings-keys", "players": ["a", "b", "c"]})
     gid = json.loads(body)["id"]
