@@ -68,8 +68,8 @@ def _check_text(text: str, where: str) -> None:
         raise MalformedMove("text with a lone UTF-16 surrogate is not Unicode", field=where) from None
 
 
-def _has_body() -> bool:
-    return bool(request.content_length) or "chunked" in request.headers.get("Transfer-Encoding", "").lower()
+def _has_body(req) -> bool:
+    return bool(req.content_length) or "chunked" in req.headers.get("Transfer-Encoding", "").lower()
 
 
 def install(app: Flask) -> None:
@@ -77,13 +77,14 @@ def install(app: Flask) -> None:
 
     @app.before_request
     def _check_body():
-        if request.method not in ("POST", "PUT", "PATCH"):
+        req = request._get_current_object()  # the request itself: one look-up, not one per use
+        if req.method not in ("POST", "PUT", "PATCH"):
             return
-        raw = RAW_BODIES.get(request.endpoint or "")
-        request.max_content_length = raw[1] if raw else DEFAULT_MAX
-        if not _has_body():
+        raw = RAW_BODIES.get(req.endpoint or "")
+        req.max_content_length = raw[1] if raw else DEFAULT_MAX
+        if not _has_body(req):
             return
-        mimetype = request.mimetype
+        mimetype = req.mimetype
         if raw is not None:
             if mimetype and mimetype not in raw[0]:
                 raise UnsupportedMediaType(f"send this body as one of {', '.join(sorted(raw[0]))}",
@@ -93,13 +94,13 @@ def install(app: Flask) -> None:
                                        accepted=["application/json"])
         else:
             try:
-                body = parse_json(request.get_data(cache=True))  # as the schema's parser reads it
+                body = parse_json(req.get_data(cache=True))  # as the schema's parser reads it
             except RecursionError:
                 raise MalformedMove(f"the JSON nests deeper than {MAX_DEPTH} levels", field="body") from None
             except ValueError:
                 return  # not JSON: the schema's parser says so, as for any bad body
             _check_json(body)
-            if is_json_request(request):
+            if is_json_request(req):
                 g.referee_body = body
 
 
