@@ -183,3 +183,13 @@ def test_a_group_commit_keeps_each_compare_and_set_apart(tmp_path):
     assert store.record("g1").status == "active" and store.answer("g1", "k2") is None
     assert [e.type for e in store.events("g2")] == ["game-created", "z"]
     assert store.snapshot("g2") == Snapshot(2, "code", b"blob")
+    # a request answered already, committed with others: it writes nothing, not
+    # even the version its compare-and-set would have moved, and the others land
+    x, z = store.events("g1")[-1], store.events("g2")[-1]
+    again = _Append(("g1", 2, chain([Draft("w", {})], 0, 3, x.hash), "finished", ("k", {"a": 3}), None))
+    ok3 = _Append(("g2", 2, chain([Draft("v", {})], 0, 3, z.hash), "active", None, None))
+    store._commit([again, ok3])
+    assert isinstance(again.error, DuplicateRequest) and again.error.answer == {"a": 1} and ok3.error is None
+    assert [e.type for e in store.events("g1")] == ["game-created", "x"]
+    assert store.record("g1").version == 2 and store.record("g1").status == "active"
+    assert [e.type for e in store.events("g2")] == ["game-created", "z", "v"]

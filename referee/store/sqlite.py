@@ -12,9 +12,10 @@ version check inside ``BEGIN IMMEDIATE`` makes the loser see ``Conflict``.
 Writers in one process take turns through one lock instead of racing for SQLite's
 write lock (which it grants by sleeping and retrying), and whoever holds the lock
 commits every append waiting behind it in one transaction (a group commit): each
-append keeps its own compare-and-set inside a savepoint, so one that loses changes
-nothing and the others still land, and every caller returns only once the one
-fsync covering its events is done.
+append makes its checks (an answered request, the compare-and-set) before it
+writes anything, so one that loses changes nothing and the others still land; an
+error of SQLite itself undoes the whole group. Every caller returns only once the
+one fsync covering its events is done.
 
 Each append may carry a cached state (a snapshot), written in the same
 transaction into ``snapshots``, so every process sharing the file starts a long
@@ -202,15 +203,12 @@ class SqliteStore(Store):
                         conn.rollback()
                         return
                 else:
-                    conn.execute("BEGIN IMMEDIATE")  # before the first savepoint
+                    conn.execute("BEGIN IMMEDIATE")
                     for w in batch:
-                        conn.execute("SAVEPOINT one")
                         try:
                             self._append_one(conn, *w.args)
-                        except Exception as err:  # this append alone is undone
-                            conn.execute("ROLLBACK TO one")
+                        except (Conflict, DuplicateRequest) as err:  # refused before it wrote
                             w.error = err
-                        conn.execute("RELEASE one")
                 conn.commit()
                 committed = True
             except BaseException:
@@ -228,6 +226,15 @@ class SqliteStore(Store):
 
     @staticmethod
     def _append_one(conn, game_id, expected, events, status, idem, snapshot, timer=KEEP):
+        """One append, checked before anything is written: a request answered
+        already, then the compare-and-set (which is the first write). One refused
+        by either wrote nothing, so appends committed together need no savepoint
+        each; any other error undoes the whole transaction."""
+        if idem is not None:
+            got = conn.execute("SELECT answer FROM answers WHERE game_id = ? AND key = ?",
+                               (game_id, idem[0])).fetchall()
+            if got:
+                raise DuplicateRequest(json.loads(got[0][0]))
         # The compare-and-set: the game moves on only from the version expected.
         if timer is KEEP:
             moved = conn.execute("UPDATE games SET status = ?, version = ? WHERE id = ? AND version = ?",
@@ -239,10 +246,6 @@ class SqliteStore(Store):
             rows = conn.execute("SELECT version FROM games WHERE id = ?", (game_id,)).fetchall()
             raise Conflict(rows[0][0] if rows else 0)
         if idem is not None:
-            got = conn.execute("SELECT answer FROM answers WHERE game_id = ? AND key = ?",
-                               (game_id, idem[0])).fetchall()
-            if got:
-                raise DuplicateRequest(json.loads(got[0][0]))
             conn.execute("INSERT INTO answers VALUES (?, ?, ?)",
                          (game_id, idem[0], json.dumps(idem[1])))
         conn.executemany("INSERT INTO events VALUES (?, ?, ?)",
