@@ -324,6 +324,33 @@ def test_limits_count_together_across_processes_on_redis(monkeypatch, redis_url)
     assert two.get(f"/v1/games/{g.id}", environ_base={"REMOTE_ADDR": "192.0.2.9"}).status_code == 200
 
 
+def test_limits_on_redis_count_on_after_redis_drops_every_connection(monkeypatch, redis_url, caplog):
+    """The counters' round trip runs on each thread's own connection: one the
+    server dropped is made again, and the request is still counted."""
+    import logging
+
+    import redis
+
+    from referee.api import create_app
+    from referee.queue import InlineQueue
+    from referee.service import GameService
+    from referee.store import open_store
+
+    monkeypatch.setenv("REFEREE_MOVE_RATE", "3/minute")
+    client = create_app(GameService(open_store(redis_url), InlineQueue())).test_client()
+    g = Game(client, "castle-danger", 2, {"seed": "limits5"})
+    seat = g.summary()["to_act"][0]
+    assert g.post(seat, {"text": "c1-b1"}).status_code == 201
+    admin = redis.Redis.from_url(redis_url)
+    with caplog.at_level(logging.WARNING, logger="referee.limits"):
+        for text in ("b1-a1", "a1-a2"):
+            admin.execute_command("CLIENT", "KILL", "TYPE", "normal", "SKIPME", "yes")
+            assert g.post(seat, {"text": text}).status_code == 201
+        admin.execute_command("CLIENT", "KILL", "TYPE", "normal", "SKIPME", "yes")
+        assert g.post(seat, {"text": "a2-a3"}).status_code == 429
+    assert not [r for r in caplog.records if r.name == "referee.limits"]  # never served unlimited
+
+
 @pytest.mark.parametrize(("game", "players", "options", "field"), [
     ("castle-danger", 2, {"turn_limit": 2**63}, "turn_limit"),
     ("castle-danger", 2, {"turn_limit": 10_001}, "turn_limit"),

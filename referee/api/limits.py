@@ -140,6 +140,7 @@ class RedisCounters:
         import redis
 
         self.errors = (redis.RedisError,)
+        self._dropped = redis.ConnectionError
         # The store's own Redis: its client, and the game's record read in the
         # same round trip as the counters (a move then waits for two, not three).
         self.store = store if getattr(store, "url", None) == url and hasattr(store, "record_read") else None
@@ -153,7 +154,18 @@ class RedisCounters:
         self._local = threading.local()
 
     def _round_trip(self, commands: list[tuple]) -> list:
-        """Send ``commands`` at once on this thread's connection; their replies."""
+        """Send ``commands`` at once on this thread's connection; their replies.
+        A connection the server dropped (a restart, an idle timeout) shows only
+        when it is used: the commands then go once more on a new one. (The pool
+        probes each connection before use instead, a system call or three each
+        time; a hit counted twice, when the first try did reach the server, only
+        makes that window one step stricter.)"""
+        try:
+            return self._send(commands)
+        except self._dropped:
+            return self._send(commands)
+
+    def _send(self, commands: list[tuple]) -> list:
         conn = getattr(self._local, "conn", None)
         if conn is None or self._local.pid != os.getpid():  # a forked worker makes its own
             conn = self._pool.connection_class(**self._pool.connection_kwargs)
