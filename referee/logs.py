@@ -77,9 +77,9 @@ class Batches(logging.StreamHandler):
     exit (logging's own shutdown flushes every handler).
 
     Why: a server logs a line per request, and formatting and writing each on the
-    request's own thread cost a move about a tenth of the server's CPU at 8
-    threads: every write lets the interpreter pass to another request thread,
-    and the threads queue for the stream. The price: a line appears up to
+    request's own thread cost a move 4 to 7 % of the server's CPU at 8 threads
+    (benchmarks/compare.py): every write lets the interpreter pass to another
+    request thread, and the threads queue for the stream. The price: a line appears up to
     ``interval`` seconds late, and a process killed with -9 loses at most that
     much of its last lines (REFEREE_LOG_INTERVAL=0 writes each line at once)."""
 

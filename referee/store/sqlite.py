@@ -130,8 +130,7 @@ class SqliteStore(Store):
             # commit() or rollback(): the transactions spelled-out BEGIN and COMMIT
             # statements would make, without running each as a statement. The
             # module lets other threads have the interpreter at every step of a
-            # statement, and each such turn costs a busy server a thread switch:
-            # this takes 8 of the 28 turns a move took.
+            # statement, and each such turn costs a busy server a thread switch.
             conn.isolation_level = "IMMEDIATE"
             self._writer_conn, self._writer_pid = conn, os.getpid()
         return self._writer_conn
