@@ -40,9 +40,9 @@ ACCESS_FIELDS = ("method", "path", "status", "game", "duration_ms", "request_id"
 
 class Lines(JsonFormatter):
     """python-json-logger's JSON lines, the access line (one per request) made
-    straight from its known fields: the library's general path walks every
-    attribute of the record to find the extra ones, about 6 % of what a move
-    costs the server. The text is the same (tests/test_ops.py compares them)."""
+    straight from its known fields instead of by the library's general path,
+    which walks every attribute of the record to find the extra ones (about
+    twice the work). The text is the same (tests/test_ops.py compares them)."""
 
     def format(self, record: logging.LogRecord) -> str:
         fields = record.__dict__
@@ -79,9 +79,10 @@ class Batches(logging.StreamHandler):
     Why: a server logs a line per request, and formatting and writing each on the
     request's own thread cost a move 4 to 7 % of the server's CPU at 8 threads
     (benchmarks/compare.py): every write lets the interpreter pass to another
-    request thread, and the threads queue for the stream. The price: a line appears up to
-    ``interval`` seconds late, and a process killed with -9 loses at most that
-    much of its last lines (REFEREE_LOG_INTERVAL=0 writes each line at once)."""
+    request thread, and the threads queue for the stream. The price: a line
+    appears up to ``interval`` seconds late, and a process killed with -9 loses at
+    most that much of its last lines (REFEREE_LOG_INTERVAL=0 writes each line at
+    once)."""
 
     def __init__(self, stream, interval: float):
         super().__init__(stream)
