@@ -41,8 +41,8 @@ ACCESS_FIELDS = ("method", "path", "status", "game", "duration_ms", "request_id"
 class Lines(JsonFormatter):
     """python-json-logger's JSON lines, the access line (one per request) made
     straight from its known fields instead of by the library's general path,
-    which walks every attribute of the record to find the extra ones (about
-    twice the work). The text is the same (tests/test_ops.py compares them)."""
+    which walks every attribute of the record to find the extra ones. The text
+    is the same (tests/test_ops.py compares them)."""
 
     def format(self, record: logging.LogRecord) -> str:
         fields = record.__dict__

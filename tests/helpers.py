@@ -83,3 +83,28 @@ def strings(obj) -> set[str]:
 
 def canonical_lines(text: str) -> list[dict]:
     return [json.loads(line) for line in text.splitlines() if line]
+
+
+def limits_count_together(one, two, seed: str) -> None:
+    """Two apps on the same counters (two API processes), with REFEREE_MOVE_RATE
+    at 3/minute and REFEREE_AUTH_FAIL_RATE at 2/minute: a token's moves count in
+    both, the refused fourth move changes nothing, and an address's failed token
+    checks in each make both refuse it, while another address goes on."""
+    g = Game(one, "castle-danger", 2, {"seed": seed})
+    seat = g.summary()["to_act"][0]
+    assert g.post(seat, {"text": "c1-b1"}).status_code == 201
+    g.client = two
+    assert g.post(seat, {"text": "b1-a1"}).status_code == 201
+    assert g.post(seat, {"text": "a1-a2"}).status_code == 201
+    before = g.export()
+    r = g.post(seat, {"text": "a2-a3"})
+    assert r.status_code == 429 and r.json["code"] == "too-many-requests"
+    assert g.export() == before
+    bad = {"Authorization": "Bearer guess"}
+    assert one.get(f"/v1/games/{g.id}/view", headers=bad).status_code == 401
+    assert two.get(f"/v1/games/{g.id}/view", headers=bad).status_code == 401
+    r = one.get(f"/v1/games/{g.id}")
+    assert r.status_code == 429 and 0 < int(r.headers["Retry-After"]) <= 60
+    assert two.get(f"/v1/games/{g.id}").status_code == 429
+    # another address is not held up by them
+    assert two.get(f"/v1/games/{g.id}", environ_base={"REMOTE_ADDR": "192.0.2.9"}).status_code == 200

@@ -175,25 +175,11 @@ def test_rate_limits_on_a_cluster_count_together_in_the_queues_redis(cluster, re
     counters live there, so two API processes (two apps here) count a token's moves
     and an address's failed token checks together, and play goes on."""
     from referee.api import create_app
-    from tests.helpers import Game
+    from tests.helpers import limits_count_together
 
     monkeypatch.setenv("REFEREE_MOVE_RATE", "3/minute")
     monkeypatch.setenv("REFEREE_AUTH_FAIL_RATE", "2/minute")
     one, two = (create_app(GameService(open_store(cluster.url), RQQueue(redis_url))).test_client()
                 for _ in range(2))
-    g = Game(one, "castle-danger", 2, {"seed": "cluster-limits"})
-    seat = g.summary()["to_act"][0]
-    assert g.post(seat, {"text": "c1-b1"}).status_code == 201
-    g.client = two
-    assert g.post(seat, {"text": "b1-a1"}).status_code == 201
-    assert g.post(seat, {"text": "a1-a2"}).status_code == 201
-    before = g.export()
-    r = g.post(seat, {"text": "a2-a3"})
-    assert r.status_code == 429 and r.json["code"] == "too-many-requests"
-    assert g.export() == before
-    bad = {"Authorization": "Bearer guess"}
-    assert one.get(f"/v1/games/{g.id}/view", headers=bad).status_code == 401
-    assert two.get(f"/v1/games/{g.id}/view", headers=bad).status_code == 401
-    assert one.get(f"/v1/games/{g.id}").status_code == 429
-    assert two.get(f"/v1/games/{g.id}", environ_base={"REMOTE_ADDR": "192.0.2.9"}).status_code == 200
+    limits_count_together(one, two, "cluster-limits")
     assert redis.Redis.from_url(redis_url).keys("referee-limits:*")  # counted in the queue's Redis

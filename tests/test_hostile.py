@@ -9,7 +9,7 @@ from email.message import EmailMessage
 
 import pytest
 
-from tests.helpers import Game
+from tests.helpers import Game, limits_count_together
 
 KOD = "king-of-danger"
 
@@ -307,21 +307,7 @@ def test_limits_count_together_across_processes_on_redis(monkeypatch, redis_url)
     monkeypatch.setenv("REFEREE_MOVE_RATE", "3/minute")
     monkeypatch.setenv("REFEREE_AUTH_FAIL_RATE", "2/minute")
     one, two = (create_app(GameService(open_store(redis_url), InlineQueue())).test_client() for _ in range(2))
-    g = Game(one, "castle-danger", 2, {"seed": "limits4"})
-    seat = g.summary()["to_act"][0]
-    assert g.post(seat, {"text": "c1-b1"}).status_code == 201
-    g.client = two
-    assert g.post(seat, {"text": "b1-a1"}).status_code == 201
-    assert g.post(seat, {"text": "a1-a2"}).status_code == 201
-    assert g.post(seat, {"text": "a2-a3"}).status_code == 429
-    bad = {"Authorization": "Bearer guess"}
-    assert one.get(f"/v1/games/{g.id}/view", headers=bad).status_code == 401
-    assert two.get(f"/v1/games/{g.id}/view", headers=bad).status_code == 401
-    r = one.get(f"/v1/games/{g.id}")
-    assert r.status_code == 429 and 0 < int(r.headers["Retry-After"]) <= 60
-    assert two.get(f"/v1/games/{g.id}").status_code == 429
-    # another address is not held up by them
-    assert two.get(f"/v1/games/{g.id}", environ_base={"REMOTE_ADDR": "192.0.2.9"}).status_code == 200
+    limits_count_together(one, two, "limits4")
 
 
 def test_limits_on_redis_count_on_after_redis_drops_every_connection(monkeypatch, redis_url, caplog):

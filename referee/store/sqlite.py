@@ -28,6 +28,7 @@ import json
 import os
 import sqlite3
 import threading
+from contextlib import contextmanager
 
 from referee.events import Event
 from referee.store import KEEP, Conflict, DuplicateRequest, GameRecord, Snapshot, Store
@@ -135,22 +136,26 @@ class SqliteStore(Store):
             self._writer_conn, self._writer_pid = conn, os.getpid()
         return self._writer_conn
 
-    def create(self, record: GameRecord, first: Event, timer: str | None = None) -> None:
+    @contextmanager
+    def _transaction(self):
+        """The writer connection under the write lock: its first write begins the
+        transaction (see _writer), committed at the end, undone on any error."""
         with self._write_lock:
-            self._create(record, first, timer)
+            conn = self._writer()
+            try:
+                yield conn
+                conn.commit()
+            except BaseException:
+                conn.rollback()
+                raise
 
-    def _create(self, record: GameRecord, first: Event, timer: str | None) -> None:
-        conn = self._writer()
-        try:  # the first INSERT begins the transaction (see _writer)
+    def create(self, record: GameRecord, first: Event, timer: str | None = None) -> None:
+        with self._transaction() as conn:
             conn.execute("INSERT INTO games (id, game, created_at, record, status, version, timer) "
                          "VALUES (?, ?, ?, ?, ?, ?, ?)",
                          (record.id, record.game, record.created_at, json.dumps(record.to_dict()),
                           record.status, first.seq, timer))
             conn.execute("INSERT INTO events VALUES (?, ?, ?)", (record.id, first.seq, first.to_json()))
-            conn.commit()
-        except BaseException:
-            conn.rollback()
-            raise
 
     def record(self, game_id: str) -> GameRecord | None:
         # fetchall, not fetchone: a statement left unfinished would hold its read
@@ -194,20 +199,11 @@ class SqliteStore(Store):
         committed = False
         try:
             try:
-                if len(batch) == 1:  # alone (the usual case): no savepoint needed
-                    try:  # its first write begins the transaction (see _writer)
-                        self._append_one(conn, *batch[0].args)
-                    except Exception as err:  # undone with the whole transaction
-                        batch[0].error = err
-                        conn.rollback()
-                        return
-                else:
-                    conn.execute("BEGIN IMMEDIATE")
-                    for w in batch:
-                        try:
-                            self._append_one(conn, *w.args)
-                        except (Conflict, DuplicateRequest) as err:  # refused before it wrote
-                            w.error = err
+                for w in batch:  # the first write begins the transaction (see _writer)
+                    try:
+                        self._append_one(conn, *w.args)
+                    except (Conflict, DuplicateRequest) as err:  # refused before it wrote anything
+                        w.error = err
                 conn.commit()
                 committed = True
             except BaseException:
@@ -254,14 +250,8 @@ class SqliteStore(Store):
                          (game_id, snapshot.seq, snapshot.code, snapshot.blob))
 
     def put_record(self, record: GameRecord) -> None:
-        with self._write_lock:
-            conn = self._writer()
-            try:
-                conn.execute("UPDATE games SET record = ? WHERE id = ?", (json.dumps(record.to_dict()), record.id))
-                conn.commit()
-            except BaseException:
-                conn.rollback()
-                raise
+        with self._transaction() as conn:
+            conn.execute("UPDATE games SET record = ? WHERE id = ?", (json.dumps(record.to_dict()), record.id))
 
     def snapshot(self, game_id: str) -> Snapshot | None:
         rows = self._conn().execute("SELECT seq, code, blob FROM snapshots WHERE game_id = ?",
@@ -299,15 +289,9 @@ class SqliteStore(Store):
         return [r[0] for r in rows]
 
     def set_timer(self, game_id: str, version: int, timer: str | None) -> bool:
-        with self._write_lock:
-            conn = self._writer()
-            try:
-                moved = conn.execute("UPDATE games SET timer = ? WHERE id = ? AND version = ?",
-                                     (timer, game_id, version)).rowcount
-                conn.commit()
-            except BaseException:
-                conn.rollback()
-                raise
+        with self._transaction() as conn:
+            moved = conn.execute("UPDATE games SET timer = ? WHERE id = ? AND version = ?",
+                                 (timer, game_id, version)).rowcount
         return moved == 1
 
     def timer(self, game_id: str) -> str | None:
