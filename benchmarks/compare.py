@@ -29,22 +29,13 @@ import run  # noqa: E402  (benchmarks/run.py: the servers, the clients, the move
 
 
 def checkout(ref: str, into: str) -> str:
-    """A folder holding ``ref``: the folder itself, or a detached git worktree."""
+    """A folder holding ``ref``: the folder itself, or a detached git worktree
+    (``into`` a folder of its own: OLD and NEW may be the same revision)."""
     if Path(ref, "referee").is_dir():
         return str(Path(ref).resolve())
-    path = os.path.join(into, ref.replace("/", "_"))
+    path = into
     subprocess.run(["git", "-C", run.ROOT, "worktree", "add", "--detach", "-q", path, ref], check=True)
     return path
-
-
-def serve(root: str, store_url: str, workdir: str):
-    port = run.free_port()
-    env = {**os.environ, "PYTHONPATH": root, **run.SERVER_ENV}
-    proc = subprocess.Popen([sys.executable, "-m", "referee.cli", "serve", "--store", store_url, "--port", str(port),
-                             "--workers", "1", "--threads", "8"], cwd=workdir, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL, env=env, start_new_session=True)
-    run.wait_healthy(port)
-    return proc, port
 
 
 def cpu_seconds(pid: int) -> float:
@@ -72,13 +63,13 @@ def main() -> None:
     try:
         roots = {}
         for name, ref in (("old", args.old), ("new", args.new)):
-            roots[name] = checkout(ref, work)
+            roots[name] = checkout(ref, os.path.join(work, name))
             if roots[name].startswith(work):
                 trees.append(roots[name])
         servers["echo"] = run.serve_echo(work)
         for i, name in enumerate(("old", "new")):
             url = f"sqlite:///{work}/{name}.db" if args.store == "sqlite" else redis_url.replace("/0", f"/{10 + i}")
-            servers[name] = serve(roots[name], url, work)
+            servers[name] = run.serve(url, work, 1, root=roots[name])
         _, _, moves = run.peaceful_moves(4000)
         rate = {k: [] for k in servers}
         cpu = {k: [] for k in servers}

@@ -144,12 +144,14 @@ def wait_healthy(port: int, path: str = "/healthz", method: str = "GET", body: s
     raise RuntimeError(f"the server on {port} did not start")
 
 
-def serve(store_url: str, workdir: str, workers: int, *extra: str):
+def serve(store_url: str, workdir: str, workers: int, *extra: str, root: str | None = None):
+    """`referee serve` of the code beside this script (or of the copy in ``root``)."""
     port = free_port()
+    env = {**CHILD_ENV, **SERVER_ENV, **({"PYTHONPATH": root} if root else {})}
     proc = subprocess.Popen([sys.executable, "-m", "referee.cli", "serve", "--store", store_url,
                              "--port", str(port), "--workers", str(workers), "--threads", "8", *extra],
                             cwd=workdir, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                            env={**CHILD_ENV, **SERVER_ENV}, start_new_session=True)
+                            env=env, start_new_session=True)
     wait_healthy(port)
     return proc, port
 
