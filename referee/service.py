@@ -18,7 +18,7 @@ import pickle
 import secrets
 import threading
 from collections import OrderedDict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import referee
 from referee import audit as auditmod
@@ -80,8 +80,11 @@ class Caller:
     viewer: int | str | None
     token_hash: str = ""
     # The game's record as read to check the token, so the same request need not
-    # read it again (never kept beyond the request).
+    # read it again.
     record: GameRecord | None = field(default=None, compare=False, repr=False)
+    # Whether that record is the copy this process kept from an earlier request
+    # (``GameService.caller(kept=True)``), not one read for this request.
+    kept: bool = field(default=False, compare=False, repr=False)
 
     @property
     def seat(self) -> int | None:
@@ -143,6 +146,9 @@ class GameService:
         self.queue = queue or InlineQueue()
         self.queue.bind(self)
         self.cache: OrderedDict[str, Table] = OrderedDict()
+        # Each game's record as this process last read or wrote it, for moves only
+        # (see caller(kept=True)): a move then reads nothing before its append.
+        self.records: OrderedDict[str, GameRecord] = OrderedDict()
         self.cache_size = cache_size
         self.max_retries = max_retries
         self._locks = [threading.RLock() for _ in range(64)]
@@ -209,21 +215,52 @@ class GameService:
             raise NoSuchGame(f"no game {game_id!r}")
         return rec
 
-    def caller(self, game_id: str, token: str | None, rec: GameRecord | None = None) -> Caller:
+    def caller(self, game_id: str, token: str | None, rec: GameRecord | None = None,
+               kept: bool = False) -> Caller:
         """The caller a bearer token makes; no token is a spectator. ``rec``: the
-        game's record if this request has just read it."""
+        game's record if this request has just read it. ``kept`` (moves only): the
+        record this process kept may do instead of a read; ``submit`` then lands
+        the move only if the stored record is still that one, and decides any
+        refusal again on a fresh read, so the copy never changes an answer."""
+        presented = None if token is None else token_hash(token)
         if rec is None or rec.id != game_id:
-            rec = self.record(game_id)
-        if token is None:
-            return Caller(None, record=rec)
-        presented = token_hash(token)
+            rec = self._kept_record(game_id) if kept else None
+            if rec is not None:
+                try:
+                    return self._authenticate(rec, presented, kept=True)
+                except Unauthenticated:  # a token given out since the copy was made?
+                    rec = None
+            if rec is None:
+                rec = self.record(game_id)
+        if kept:
+            self._keep_record(rec)
+        return self._authenticate(rec, presented)
+
+    @staticmethod
+    def _authenticate(rec: GameRecord, presented: str | None, kept: bool = False) -> Caller:
+        """The caller whose token hashes to ``presented`` (None: a spectator)."""
+        if presented is None:
+            return Caller(None, record=rec, kept=kept)
         found = None
         for stored, who in rec.tokens.items():  # every one compared, in constant time
             if hmac.compare_digest(stored, presented):
                 found = who
         if found is None:
             raise Unauthenticated("the token is not one of this game's")
-        return Caller(found, presented, rec)
+        return Caller(found, presented, rec, kept)
+
+    def _kept_record(self, game_id: str) -> GameRecord | None:
+        with self._cache_lock:
+            return self.records.get(game_id)
+
+    def _keep_record(self, rec: GameRecord) -> GameRecord:
+        if rec.raw is not None:  # only a record read from the store can be checked
+            with self._cache_lock:
+                self.records[rec.id] = rec
+                self.records.move_to_end(rec.id)
+                while len(self.records) > self.cache_size:
+                    self.records.popitem(last=False)
+        return rec
 
     # ---- loading: cache, snapshot, log -------------------------------------------------
 
@@ -239,12 +276,15 @@ class GameService:
                 self.cache.popitem(last=False)
 
     def forget(self, game_id: str | None = None) -> None:
-        """Drop cached tables (one game, or all): they are rebuilt from the log."""
+        """Drop cached tables and kept records (one game, or all): they are read
+        again from the store."""
         with self._cache_lock:
             if game_id is None:
                 self.cache.clear()
+                self.records.clear()
             else:
                 self.cache.pop(game_id, None)
+                self.records.pop(game_id, None)
 
     def load(self, game_id: str, rec: GameRecord | None = None) -> Table:
         """The table after the log's last event. Call with the game's lock held;
@@ -410,7 +450,25 @@ class GameService:
     # ---- writing ------------------------------------------------------------------
 
     def submit(self, game_id: str, caller: Caller, body: dict, idempotency_key: str | None = None) -> dict:
-        """Apply a move, a batch (all or nothing) or text; returns {version, events}."""
+        """Apply a move, a batch (all or nothing) or text; returns {version, events}.
+
+        A caller checked against a kept record (``caller(kept=True)``) is refused
+        only on the record as the store holds it now: a refusal decided on the kept
+        copy is decided again on a fresh read whenever that read differs (another
+        process moved the game or rewrote its record), as if the copy never was."""
+        try:
+            return self._submit(game_id, caller, body, idempotency_key)
+        except RefereeError:
+            if not caller.kept or not caller.token_hash:  # no token: no record makes it a seat
+                raise
+            fresh = self.record(game_id)
+            if fresh.version == caller.record.version and fresh.raw == caller.record.raw:
+                raise  # the copy was the stored record: the refusal stands
+            # (the cached table is kept: the load catches it up from the log)
+            caller = self._authenticate(self._keep_record(fresh), caller.token_hash)
+            return self._submit(game_id, caller, body, idempotency_key)
+
+    def _submit(self, game_id: str, caller: Caller, body: dict, idempotency_key: str | None) -> dict:
         self._need_seat(caller, "moves are made with a seat's token")
         moves, expected = self._moves_from(game_id, body)
         idem = None
@@ -458,19 +516,29 @@ class GameService:
                 try:
                     self.store.append(game_id, table.seq, events, status=fork.status,
                                       idem=(idem[0], stored) if idem else None,
-                                      snapshot=self._snapshot(fork, table.seq), timer=timer_after(table, fork))
+                                      snapshot=self._snapshot(fork, table.seq), timer=timer_after(table, fork),
+                                      record_text=rec.raw)
                 except Conflict as lost:
-                    # Another process appended first. With expected_version the client
-                    # asked for exactly that version: tell it. Otherwise decide again.
-                    self.forget(game_id)
-                    if expected is not None:
+                    # Another process appended first, or rewrote the record. With
+                    # expected_version the client asked for exactly that version: a
+                    # log that moved on is its answer. Otherwise decide again, on the
+                    # record as it is now (its token may be gone: then 401).
+                    # (The cached table stays: the next load catches it up from the
+                    # log, which only ever grows.)
+                    if expected is not None and lost.current != table.seq:
                         raise VersionConflict("another move was accepted first",
                                               current_version=lost.current) from None
+                    rec = self._keep_record(self.record(game_id))
+                    caller = self._authenticate(rec, caller.token_hash)
+                    self._need_seat(caller, "moves are made with a seat's token")
+                    self._heal(rec)
                     continue
                 except DuplicateRequest as dup:
                     self.forget(game_id)
                     return self._replayed(dup.answer, idem[1])
                 table.commit(fork)
+                # the record as stored now: its text unchanged, the log moved on
+                self._keep_record(replace(rec, status=fork.status, version=fork.seq))
             from referee import metrics
 
             metrics.labelled(metrics.moves, table.engine.name).inc(len(moves))
@@ -574,6 +642,8 @@ class GameService:
                     self.forget(game_id)
                     continue
                 table.commit(fork)
+                if self._kept_record(game_id) is not None:  # moves here keep it: keep it current
+                    self._keep_record(replace(rec, status=fork.status, version=fork.seq))
                 written += len(events)
         raise RuntimeError(f"game {game_id}: referee steps did not come to rest")
 

@@ -42,10 +42,10 @@ def bearer() -> str | None:
     return token.strip()
 
 
-def caller(game_id: str) -> Caller:
+def caller(game_id: str, kept: bool = False) -> Caller:
     # a record the rate limiter read for this request in its own round trip (once)
     rec = g.pop("referee_record", None)
-    return service().caller(game_id, bearer(), rec)
+    return service().caller(game_id, bearer(), rec, kept)
 
 
 def timed(endpoint: str):
@@ -129,7 +129,7 @@ def legal(game_id):
 @timed("moves")
 def moves(args, game_id):
     """Submit a move, several (all or nothing) or text in the game's notation."""
-    who = caller(game_id)
+    who = caller(game_id, kept=True)  # the record kept from this game's last move may do
     answer = service().submit(game_id, who, args, request.headers.get("Idempotency-Key"))
     # The answer has MoveResult's shape already (tests/test_api.py holds it to
     # that over random games): made JSON as flask-smorest would after dumping it

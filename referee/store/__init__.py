@@ -33,7 +33,8 @@ KEEP = type("Keep", (), {"__repr__": lambda self: "KEEP"})()
 
 
 class Conflict(Exception):
-    """Another writer appended first; ``current`` is the log's length now."""
+    """Another writer appended first; ``current`` is the log's length now (the
+    length expected, when it was the record's text that had changed)."""
 
     def __init__(self, current: int):
         super().__init__(f"the log is at {current}")
@@ -62,13 +63,20 @@ class GameRecord:
     # The secret that keys the events' salts (referee/events.py), revealed with the
     # seed at the end; "" for games from before 0.2.0, whose salts the seed keys.
     salt_key: str = ""
+    # The record's text exactly as the store held it when this was read (None: not
+    # read from a store). Never stored itself: ``append(record_text=...)`` compares
+    # it with the stored text, so a decision made on a record kept in memory lands
+    # only if nobody rewrote the record meanwhile (a seat's token replaced, say).
+    raw: str | None = field(default=None, compare=False, repr=False)
 
     @property
     def salt_secret(self) -> str:
         return self.salt_key or self.seed
 
     def to_dict(self) -> dict:
-        return dict(self.__dict__)
+        d = dict(self.__dict__)
+        del d["raw"]
+        return d
 
     @classmethod
     def from_dict(cls, d: dict) -> GameRecord:
@@ -107,8 +115,9 @@ class Store:
 
     def append(self, game_id: str, expected: int, events: list[Event], *, status: str,
                idem: tuple[str, dict] | None = None, snapshot: Snapshot | None = None,
-               timer=KEEP) -> None:
-        """Append if the log's length is ``expected``; else raise ``Conflict``. With
+               timer=KEEP, record_text: str | None = None) -> None:
+        """Append if the log's length is ``expected`` (and, given ``record_text``,
+        the game's record is still exactly that text); else raise ``Conflict``. With
         ``idem`` (key, answer), record the answer in the same atomic write, raising
         ``DuplicateRequest`` if that key is already recorded. ``timer``: the
         moment the game's clock next needs looking at after these events (an ISO

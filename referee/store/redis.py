@@ -45,14 +45,15 @@ return 1
 APPEND = """
 local n = redis.call('LLEN', KEYS[1])
 if n ~= tonumber(ARGV[1]) then return {0, n} end
+if ARGV[8] ~= '' and redis.call('HGET', KEYS[2], 'record') ~= ARGV[8] then return {0, n} end
 local was = redis.call('HGET', KEYS[2], 'status')
 local created = redis.call('HGET', KEYS[2], 'created_at')
 if ARGV[3] ~= '' then
   local got = redis.call('GET', KEYS[3])
   if got then return {2, got} end
 end
-for i = 8, #ARGV do redis.call('RPUSH', KEYS[1], ARGV[i]) end
-local v = n + #ARGV - 7
+for i = 9, #ARGV do redis.call('RPUSH', KEYS[1], ARGV[i]) end
+local v = n + #ARGV - 8
 redis.call('HSET', KEYS[2], 'status', ARGV[2], 'version', v)
 if ARGV[7] == 'none' then redis.call('HDEL', KEYS[2], 'timer')
 elseif ARGV[7] ~= 'keep' then redis.call('HSET', KEYS[2], 'timer', ARGV[7]) end
@@ -174,8 +175,9 @@ class RedisStore(Store):
     def record_from(got: list) -> GameRecord | None:
         if got[0] is None:
             return None
-        rec = GameRecord.from_dict(json.loads(got[0]))
-        rec.status, rec.version = got[1].decode(), int(got[2])
+        raw = got[0].decode()
+        rec = GameRecord.from_dict(json.loads(raw))
+        rec.status, rec.version, rec.raw = got[1].decode(), int(got[2]), raw
         return rec
 
     def version(self, game_id: str) -> int | None:
@@ -193,14 +195,16 @@ class RedisStore(Store):
     def events(self, game_id: str, after: int = 0, limit: int | None = None) -> list[Event]:
         return [Event.from_json(b) for b in self.raw_events(game_id, after, limit)]
 
-    def append(self, game_id, expected, events, *, status, idem=None, snapshot=None, timer=KEEP):
+    def append(self, game_id, expected, events, *, status, idem=None, snapshot=None, timer=KEEP,
+               record_text=None):
         keys = [_k(game_id, "log"), _k(game_id, "meta"),
                 _k(game_id, "answer:" + idem[0]) if idem else _k(game_id, "answer:"),
                 _k(game_id, "snap")]
         args = [expected, status, json.dumps(idem[1]) if idem else "",
                 snapshot.seq if snapshot else "", snapshot.code if snapshot else "",
                 snapshot.blob if snapshot else b"",
-                "keep" if timer is KEEP else "none" if timer is None else timer]
+                "keep" if timer is KEEP else "none" if timer is None else timer,
+                "" if record_text is None else record_text]
         args += [e.to_json() for e in events]
         outcome = self._append(keys=keys, args=args)
         code, value = outcome[0], outcome[1]

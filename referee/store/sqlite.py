@@ -166,7 +166,7 @@ class SqliteStore(Store):
             return None
         row = rows[0]
         rec = GameRecord.from_dict(json.loads(row[0]))
-        rec.status, rec.version = row[1], row[2]
+        rec.status, rec.version, rec.raw = row[1], row[2], row[0]
         return rec
 
     def version(self, game_id: str) -> int | None:
@@ -182,8 +182,9 @@ class SqliteStore(Store):
     def events(self, game_id: str, after: int = 0, limit: int | None = None) -> list[Event]:
         return [Event.from_json(b) for b in self.raw_events(game_id, after, limit)]
 
-    def append(self, game_id, expected, events, *, status, idem=None, snapshot=None, timer=KEEP):
-        mine = _Append((game_id, expected, events, status, idem, snapshot, timer))
+    def append(self, game_id, expected, events, *, status, idem=None, snapshot=None, timer=KEEP,
+               record_text=None):
+        mine = _Append((game_id, expected, events, status, idem, snapshot, timer, record_text))
         with self._queue_lock:
             self._waiting.append(mine)
         with self._write_lock:
@@ -220,7 +221,7 @@ class SqliteStore(Store):
                 w.done = True
 
     @staticmethod
-    def _append_one(conn, game_id, expected, events, status, idem, snapshot, timer=KEEP):
+    def _append_one(conn, game_id, expected, events, status, idem, snapshot, timer=KEEP, record_text=None):
         """One append, checked before anything is written: a request answered
         already, then the compare-and-set (which is the first write). One refused
         by either wrote nothing, so appends committed together need no savepoint
@@ -230,13 +231,18 @@ class SqliteStore(Store):
                                (game_id, idem[0])).fetchall()
             if got:
                 raise DuplicateRequest(json.loads(got[0][0]))
-        # The compare-and-set: the game moves on only from the version expected.
-        if timer is KEEP:
-            moved = conn.execute("UPDATE games SET status = ?, version = ? WHERE id = ? AND version = ?",
-                                 (status, events[-1].seq, game_id, expected))
-        else:
-            moved = conn.execute("UPDATE games SET status = ?, version = ?, timer = ? "
-                                 "WHERE id = ? AND version = ?", (status, events[-1].seq, timer, game_id, expected))
+        # The compare-and-set: the game moves on only from the version expected
+        # (and the record's text, when the decision was made on a kept copy).
+        sets, params = "status = ?, version = ?", [status, events[-1].seq]
+        if timer is not KEEP:
+            sets += ", timer = ?"
+            params.append(timer)
+        where = "id = ? AND version = ?"
+        params += [game_id, expected]
+        if record_text is not None:
+            where += " AND record = ?"
+            params.append(record_text)
+        moved = conn.execute(f"UPDATE games SET {sets} WHERE {where}", params)
         if moved.rowcount != 1:
             rows = conn.execute("SELECT version FROM games WHERE id = ?", (game_id,)).fetchall()
             raise Conflict(rows[0][0] if rows else 0)
