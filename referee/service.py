@@ -449,15 +449,18 @@ class GameService:
 
     # ---- writing ------------------------------------------------------------------
 
-    def submit(self, game_id: str, caller: Caller, body: dict, idempotency_key: str | None = None) -> dict:
+    def submit(self, game_id: str, caller: Caller, body: dict, idempotency_key: str | None = None,
+               tally=None) -> dict:
         """Apply a move, a batch (all or nothing) or text; returns {version, events}.
+        ``tally``: the request's rate counters, for the store to step with the
+        append (see ``Store.append``).
 
         A caller checked against a kept record (``caller(kept=True)``) is refused
         only on the record as the store holds it now: a refusal decided on the kept
         copy is decided again on a fresh read whenever that read differs (another
         process moved the game or rewrote its record), as if the copy never was."""
         try:
-            return self._submit(game_id, caller, body, idempotency_key)
+            return self._submit(game_id, caller, body, idempotency_key, tally)
         except RefereeError:
             if not caller.kept or not caller.token_hash:  # no token: no record makes it a seat
                 raise
@@ -466,9 +469,13 @@ class GameService:
                 raise  # the copy was the stored record: the refusal stands
             # (the cached table is kept: the load catches it up from the log)
             caller = self._authenticate(self._keep_record(fresh), caller.token_hash)
-            return self._submit(game_id, caller, body, idempotency_key)
+            return self._submit(game_id, caller, body, idempotency_key, tally)
 
-    def _submit(self, game_id: str, caller: Caller, body: dict, idempotency_key: str | None) -> dict:
+    def kept(self, game_id: str) -> bool:
+        """Whether this process keeps the game's record for its moves."""
+        return self._kept_record(game_id) is not None
+
+    def _submit(self, game_id: str, caller: Caller, body: dict, idempotency_key: str | None, tally=None) -> dict:
         self._need_seat(caller, "moves are made with a seat's token")
         moves, expected = self._moves_from(game_id, body)
         idem = None
@@ -517,7 +524,7 @@ class GameService:
                     self.store.append(game_id, table.seq, events, status=fork.status,
                                       idem=(idem[0], stored) if idem else None,
                                       snapshot=self._snapshot(fork, table.seq), timer=timer_after(table, fork),
-                                      record_text=rec.raw)
+                                      record_text=rec.raw, tally=tally)
                 except Conflict as lost:
                     # Another process appended first, or rewrote the record. With
                     # expected_version the client asked for exactly that version: a

@@ -337,6 +337,90 @@ def test_limits_on_redis_count_on_after_redis_drops_every_connection(monkeypatch
     assert not [r for r in caplog.records if r.name == "referee.limits"]  # never served unlimited
 
 
+def test_refused_moves_count_toward_the_limit_too(limited):
+    """A move refused by the rules still counts: a client looping bad moves meets
+    the limit as one looping good ones does (on Redis, counted after the refusal,
+    since the append that would have counted it never runs)."""
+    g = Game(limited, "castle-danger", 2, {"seed": "limits6"})
+    seat = g.summary()["to_act"][0]
+    assert g.post(seat, {"text": "c1-b1"}).status_code == 201
+    for _ in range(2):
+        r = g.post(seat, {"text": "a9-a1"})
+        assert 400 <= r.status_code < 500 and r.status_code != 429, r.json
+    before = g.export()
+    r = g.post(seat, {"text": "b1-a1"})
+    assert r.status_code == 429 and r.json["code"] == "too-many-requests"
+    assert g.export() == before
+
+
+def test_an_address_over_its_failed_checks_cannot_move(limited):
+    """Failed token checks bar the address from moves too, also once the process
+    keeps the game's record and counts the move with its append."""
+    g = Game(limited, "castle-danger", 2, {"seed": "limits7"})
+    seat = g.summary()["to_act"][0]
+    assert g.post(seat, {"text": "c1-b1"}).status_code == 201  # the record kept now
+    there = {"REMOTE_ADDR": "192.0.2.50"}
+    assert limited.post(f"/v1/games/{g.id}/moves", json={"text": "b1-a1"}, headers=g.auth(seat),
+                        environ_base=there).status_code == 201  # kept, from that address
+    bad = {"Authorization": "Bearer guess"}
+    for _ in range(2):
+        assert limited.get(f"/v1/games/{g.id}/view", headers=bad, environ_base=there).status_code == 401
+    before = g.export()  # (from another address)
+    r = limited.post(f"/v1/games/{g.id}/moves", json={"text": "a1-a2"}, headers=g.auth(seat), environ_base=there)
+    assert r.status_code == 429 and 0 < int(r.headers["Retry-After"]) <= 60
+    assert g.export() == before
+
+
+def _limiter(app):
+    from referee.api.limits import Limiter
+
+    return next(f.__self__ for f in app.before_request_funcs[None] if isinstance(getattr(f, "__self__", None), Limiter))
+
+
+def test_on_redis_a_kept_move_is_counted_by_its_append_once(monkeypatch, redis_url):
+    """Where the counters are in the store's Redis and the game's record is kept,
+    the move's counters go with its append: no round trip of their own before it,
+    one count even when the append loses a race and is decided again, and after a
+    429 the flood is refused before its moves are judged."""
+    import redis
+
+    from referee.api import create_app
+    from referee.queue import InlineQueue
+    from referee.service import GameService
+    from referee.store import open_store
+
+    monkeypatch.setenv("REFEREE_MOVE_RATE", "4/minute")
+    one, two = (create_app(GameService(open_store(redis_url), InlineQueue())) for _ in range(2))
+    g = Game(one.test_client(), "castle-danger", 2, {"seed": "limits8"})
+    seat = g.summary()["to_act"][0]
+    assert g.post(seat, {"text": "c1-b1"}).status_code == 201  # one keeps the record
+    # two rewrites the record (a contact, no move): one's copy is stale, so its next
+    # append loses its compare-and-set once and is decided again
+    r = two.test_client().put(f"/v1/games/{g.id}/contacts/{seat}", json={"email": "p@example.org"},
+                              headers=g.auth("admin"))
+    assert r.status_code == 200, r.json
+    steps = []
+    limiter = _limiter(one)
+    real_step = limiter.counters.step
+    monkeypatch.setattr(limiter.counters, "step", lambda *a, **kw: steps.append(a) or real_step(*a, **kw))
+    assert g.post(seat, {"text": "b1-a1"}).status_code == 201
+    assert steps == []  # counted by the append, not by a round trip before it
+    admin = redis.Redis.from_url(redis_url)
+    [key] = [k for k in admin.scan_iter("referee-limits:games.moves:token:*")]
+    assert int(admin.get(key)) == 2  # two moves of this token so far, each counted once
+    for text in ("a1-a2", "a2-a3"):
+        assert g.post(seat, {"text": text}).status_code == 201
+    before = g.export()
+    assert g.post(seat, {"text": "a3-a4"}).status_code == 429  # the fifth: refused by the append
+    judged = []
+    service = one.extensions["referee"]
+    real_submit = service.submit
+    monkeypatch.setattr(service, "submit", lambda *a, **kw: judged.append(a) or real_submit(*a, **kw))
+    r = g.post(seat, {"text": "a3-a4"})
+    assert r.status_code == 429 and judged == []  # refused before it was judged
+    assert g.export() == before
+
+
 @pytest.mark.parametrize(("game", "players", "options", "field"), [
     ("castle-danger", 2, {"turn_limit": 2**63}, "turn_limit"),
     ("castle-danger", 2, {"turn_limit": 10_001}, "turn_limit"),

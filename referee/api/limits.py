@@ -19,7 +19,10 @@ window that refused it ends).
 Fixed windows, counted here rather than by a general-purpose extension because a
 limit is checked on every move: one request reads the address's failed checks
 and counts its own hit in one step (one Redis round trip, no timer threads), and
-only a 401 answer writes a failed check afterwards. Rates are written as
+only a 401 answer writes a failed check afterwards. A move to a game whose record
+this process keeps, where the counters share the store's Redis, makes not even
+that round trip: the append's own script steps its counters first (``Tally``),
+so the whole move is one round trip. Rates are written as
 flask-limiter and ``limits`` write them (``10/second``, ``500/hour``, ``2 per
 minute``, several joined by ``;``).
 """
@@ -34,7 +37,7 @@ import os
 import threading
 import time
 
-from flask import Flask, g, request
+from flask import Flask, current_app, g, request
 from limits import parse_many
 from werkzeug.exceptions import TooManyRequests
 
@@ -199,10 +202,46 @@ class RedisCounters:
         pipe.execute()
 
 
+class Tally:
+    """A move's counting left to its append: where the counters live in the store's
+    own Redis and this process keeps the game's record (GameService.kept), the
+    append's script steps them first (referee/store/redis.py), so the whole move
+    makes one round trip. Over a limit, the script writes nothing of the game and
+    ``refuse`` raises the 429 the round trip before the move would have. A request
+    that ends before its append (a refusal, a replayed answer) is counted after it
+    (``Limiter.after``), and answered 429 if over, as before."""
+
+    __slots__ = ("limiter", "failed", "hit", "now", "done")
+
+    def __init__(self, limiter: Limiter, failed: list, hit: list, now: float):
+        self.limiter, self.failed, self.hit, self.now, self.done = limiter, failed, hit, now, False
+
+    @property
+    def reads(self) -> list[tuple[str, int]]:
+        """(key, limit) of each counter read: the address's failed token checks."""
+        return [(key, amount) for key, amount, _, _ in self.failed]
+
+    @property
+    def hits(self) -> list[tuple[str, int, int]]:
+        """(key, limit, seconds) of each counter this request adds one to."""
+        return [(key, amount, seconds) for key, amount, seconds, _ in self.hit]
+
+    def refuse(self, index: int):
+        """Raise the 429 of counter ``index`` (reads first, then hits)."""
+        key, _, _, ends = (self.failed + self.hit)[index]
+        raise self.limiter.refused(key, ends, self.now)
+
+
 class Limiter:
-    def __init__(self, uri: str, store=None):
+    def __init__(self, uri: str, store=None, service=None):
         self.counters = MemoryCounters() if uri == "memory://" else RedisCounters(uri, store)
         self.errors = getattr(self.counters, "errors", ())
+        self.service = service
+        # A move's counters may go with its append: they are in the store's Redis.
+        self.tallies = getattr(self.counters, "store", None) is not None and service is not None
+        # Windows this process has refused lately: a flood meets its 429 before the
+        # move is judged, not in the append after it (the keys name their window).
+        self._refused: set[str] = set()
         # endpoint -> (rate's environment name, the key of the counter it hits)
         self.routes = {"games.moves": ("REFEREE_MOVE_RATE", token_key),
                        "games.inbound_email": ("REFEREE_MOVE_RATE", token_key),
@@ -212,6 +251,12 @@ class Limiter:
     def exempt(endpoint: str | None) -> bool:
         return (not endpoint or endpoint.rpartition(".")[2] == "static" or endpoint in EXEMPT
                 or endpoint.partition(".")[0] in EXEMPT_BLUEPRINTS)
+
+    def refused(self, key: str, ends: float, now: float) -> Limited:
+        if len(self._refused) > 10000:  # old windows' keys: forget them all now and then
+            self._refused.clear()
+        self._refused.add(key)
+        return Limited(max(1, math.ceil(ends - now)))
 
     def before(self) -> None:
         req = request._get_current_object()  # one look-up through the proxy, not one per use
@@ -224,24 +269,41 @@ class Limiter:
         hits = _windows(endpoint, route[1](), rate(route[0]), now) if route else []
         # a move's game record comes along (read by the view otherwise)
         game = req.view_args.get("game_id") if endpoint == "games.moves" and req.view_args else None
+        if (game is not None and self.tallies and self.service.kept(game)
+                and not any(w[0] in self._refused for w in failed + hits)):
+            g.referee_tally = Tally(self, failed, hits, now)  # counted by the append
+            return
+        over, record = self._count(failed, hits, now, game)
+        if over is not None:
+            raise over
+        if record is not None:
+            g.referee_record = record  # referee/api/routes.py's caller() takes it
+
+    def _count(self, failed: list, hits: list, now: float, game: str | None = None):
+        """Count a request: (the 429 it earns or None, the game's record if read)."""
         try:
             got, counted, record = self.counters.step([(k, s) for k, _, s, _ in failed],
                                                       [(k, s) for k, _, s, _ in hits], now, game)
         except self.errors as err:  # no counter store: serve rather than refuse everyone
             log.warning("rate limits not checked: %s", err)
-            return
-        for n, (_, amount, _, ends) in zip(got, failed, strict=True):
+            return None, None
+        for n, (key, amount, _, ends) in zip(got, failed, strict=True):
             if n >= amount:
                 if hits:  # refused before its own limit was asked: that hit never was
                     self._add([(k, s) for k, _, s, _ in hits], -1, now)
-                raise Limited(max(1, math.ceil(ends - now)))
-        for n, (_, amount, _, ends) in zip(counted, hits, strict=True):
+                return self.refused(key, ends, now), None
+        for n, (key, amount, _, ends) in zip(counted, hits, strict=True):
             if n > amount:
-                raise Limited(max(1, math.ceil(ends - now)))
-        if record is not None:
-            g.referee_record = record  # referee/api/routes.py's caller() takes it
+                return self.refused(key, ends, now), None
+        return None, record
 
     def after(self, response):
+        tally = g.get("referee_tally")
+        if tally is not None and not tally.done:  # it ended before its append: count it now
+            tally.done = True
+            over, _ = self._count(tally.failed, tally.hit, tally.now)
+            if over is not None:  # the answer it would have had before the move was judged
+                return current_app.handle_http_exception(over)
         if response.status_code == 401 and not self.exempt(request.endpoint):
             now = time.time()
             self._add([(k, s) for k, _, s, _ in
@@ -257,7 +319,7 @@ class Limiter:
 
 def install(app: Flask, service) -> Limiter:
     """One limiter per app (its own counters), with the three limits above."""
-    limiter = Limiter(storage_uri(service), service.store)
+    limiter = Limiter(storage_uri(service), service.store, service)
     app.before_request(limiter.before)
     app.after_request(limiter.after)
     return limiter

@@ -130,7 +130,9 @@ def legal(game_id):
 def moves(args, game_id):
     """Submit a move, several (all or nothing) or text in the game's notation."""
     who = caller(game_id, kept=True)  # the record kept from this game's last move may do
-    answer = service().submit(game_id, who, args, request.headers.get("Idempotency-Key"))
+    # the rate counters, when the limiter left them to the append (referee/api/limits.py)
+    answer = service().submit(game_id, who, args, request.headers.get("Idempotency-Key"),
+                              g.get("referee_tally"))
     # The answer has MoveResult's shape already (tests/test_api.py holds it to
     # that over random games): made JSON as flask-smorest would after dumping it
     # through the schema, a walk that changes nothing and is the busiest

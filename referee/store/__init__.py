@@ -115,14 +115,17 @@ class Store:
 
     def append(self, game_id: str, expected: int, events: list[Event], *, status: str,
                idem: tuple[str, dict] | None = None, snapshot: Snapshot | None = None,
-               timer=KEEP, record_text: str | None = None) -> None:
+               timer=KEEP, record_text: str | None = None, tally=None) -> None:
         """Append if the log's length is ``expected`` (and, given ``record_text``,
         the game's record is still exactly that text); else raise ``Conflict``. With
         ``idem`` (key, answer), record the answer in the same atomic write, raising
         ``DuplicateRequest`` if that key is already recorded. ``timer``: the
         moment the game's clock next needs looking at after these events (an ISO
         time, or None for none; see referee/clock.py ``next_timer``), written with
-        them into the deadline index; KEEP leaves it as it is."""
+        them into the deadline index; KEEP leaves it as it is. ``tally``: a
+        request's rate counters (referee/api/limits.py ``Tally``), stepped first in
+        the same atomic write, where the store holds them (Redis); over a limit,
+        nothing of the game is written and ``tally.refuse`` raises."""
         ...
 
     # ---- the deadline index (referee/timeouts.py reads it) ---------------------------

@@ -42,7 +42,26 @@ end
 return 1
 """
 
+# KEYS: the game's log, meta, answer and cached state, then the tally's counters
+# (the rate limiter's, referee/api/limits.py: the ones read, then the ones hit).
+# ARGV: expected length, status, answer, snapshot (seq, code, blob), timer, the
+# record's text ('' : not compared), how many counters are read and hit, each read
+# one's limit, each hit one's limit and seconds, then the events.
 APPEND = """
+local r, h = tonumber(ARGV[9]), tonumber(ARGV[10])
+local a = 11
+for i = 1, r do
+  if tonumber(redis.call('GET', KEYS[4 + i]) or '0') >= tonumber(ARGV[a + i - 1]) then return {3, i} end
+end
+a = a + r
+local over = 0
+for j = 1, h do
+  local key = KEYS[4 + r + j]
+  redis.call('SET', key, 0, 'EX', ARGV[a + 2 * j - 1], 'NX')
+  if redis.call('INCR', key) > tonumber(ARGV[a + 2 * j - 2]) and over == 0 then over = j end
+end
+if over > 0 then return {3, r + over} end
+local first = a + 2 * h
 local n = redis.call('LLEN', KEYS[1])
 if n ~= tonumber(ARGV[1]) then return {0, n} end
 if ARGV[8] ~= '' and redis.call('HGET', KEYS[2], 'record') ~= ARGV[8] then return {0, n} end
@@ -52,8 +71,8 @@ if ARGV[3] ~= '' then
   local got = redis.call('GET', KEYS[3])
   if got then return {2, got} end
 end
-for i = 9, #ARGV do redis.call('RPUSH', KEYS[1], ARGV[i]) end
-local v = n + #ARGV - 8
+for i = first, #ARGV do redis.call('RPUSH', KEYS[1], ARGV[i]) end
+local v = n + #ARGV - first + 1
 redis.call('HSET', KEYS[2], 'status', ARGV[2], 'version', v)
 if ARGV[7] == 'none' then redis.call('HDEL', KEYS[2], 'timer')
 elseif ARGV[7] ~= 'keep' then redis.call('HSET', KEYS[2], 'timer', ARGV[7]) end
@@ -196,7 +215,7 @@ class RedisStore(Store):
         return [Event.from_json(b) for b in self.raw_events(game_id, after, limit)]
 
     def append(self, game_id, expected, events, *, status, idem=None, snapshot=None, timer=KEEP,
-               record_text=None):
+               record_text=None, tally=None):
         keys = [_k(game_id, "log"), _k(game_id, "meta"),
                 _k(game_id, "answer:" + idem[0]) if idem else _k(game_id, "answer:"),
                 _k(game_id, "snap")]
@@ -205,9 +224,21 @@ class RedisStore(Store):
                 snapshot.blob if snapshot else b"",
                 "keep" if timer is KEEP else "none" if timer is None else timer,
                 "" if record_text is None else record_text]
+        counting = tally is not None and not tally.done
+        if counting:  # the request's rate counters, stepped before anything else
+            keys += [key for key, _ in tally.reads] + [key for key, _, _ in tally.hits]
+            args += [len(tally.reads), len(tally.hits), *(amount for _, amount in tally.reads)]
+            for _, amount, seconds in tally.hits:
+                args += [amount, seconds]
+        else:
+            args += [0, 0]
         args += [e.to_json() for e in events]
         outcome = self._append(keys=keys, args=args)
+        if counting:
+            tally.done = True  # counted once, whatever the game's part says
         code, value = outcome[0], outcome[1]
+        if code == 3:
+            tally.refuse(int(value) - 1)  # raises: over a limit, nothing of the game written
         if code == 0:
             raise Conflict(int(value))
         if code == 2:

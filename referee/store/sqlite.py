@@ -183,7 +183,9 @@ class SqliteStore(Store):
         return [Event.from_json(b) for b in self.raw_events(game_id, after, limit)]
 
     def append(self, game_id, expected, events, *, status, idem=None, snapshot=None, timer=KEEP,
-               record_text=None):
+               record_text=None, tally=None):
+        if tally is not None:  # the rate limiter leaves counting to a Redis store only
+            raise ValueError("a SQLite store keeps no rate counters")
         mine = _Append((game_id, expected, events, status, idem, snapshot, timer, record_text))
         with self._queue_lock:
             self._waiting.append(mine)
