@@ -196,3 +196,62 @@ def test_a_worker_outlives_a_redis_restart_and_resumes(tmp_path):
             os.killpg(worker.pid, signal.SIGKILL)
             worker.wait(10)
         store.kill()
+
+
+def _killed_after_it_ran(monkeypatch, admin, log_key: str, length: int) -> None:
+    """The next reply read on a connection is lost: once the server has run the
+    command (the log is longer than ``length``), every client connection but the
+    admin's is killed, so the reply never arrives."""
+    from redis.connection import Connection
+
+    real = Connection.read_response
+    armed = [True]
+
+    def read_response(self, *a, **kw):
+        if armed[0]:
+            armed[0] = False
+            for _ in range(200):
+                if admin.llen(log_key) > length:
+                    break
+                time.sleep(0.01)
+            admin.execute_command("CLIENT", "KILL", "TYPE", "normal", "SKIPME", "yes")
+        return real(self, *a, **kw)
+
+    monkeypatch.setattr(Connection, "read_response", read_response)
+
+
+def test_an_append_whose_answer_is_lost_lands_once(redis_url, monkeypatch):
+    """The append's answer lost with its connection: it is sent again, finds its
+    own events already in the log, and answers as written, never writing twice."""
+    from referee.events import GENESIS, Draft, chain
+    from referee.store import GameRecord, open_store
+
+    store = open_store(redis_url)
+    first = chain([Draft("game-created", {"id": "lost1"})], "referee", 1, GENESIS)[0]
+    store.create(GameRecord("lost1", "toy", first.at, ["a", "b"], {"h": 0}, "seed", status="active"), first)
+    evs = chain([Draft("x", {"n": 1}), Draft("y", {})], 0, 2, first.hash)
+    admin = redis.Redis.from_url(redis_url)
+    _killed_after_it_ran(monkeypatch, admin, "{g:lost1}:log", 1)
+    store.append("lost1", 1, evs, status="active")  # no Conflict: it knows its own events
+    assert [e.seq for e in store.events("lost1")] == [1, 2, 3]
+    assert store.record("lost1").version == 3
+
+
+def test_a_move_whose_answer_is_lost_is_made_once(redis_url, monkeypatch):
+    """Through the API: the move's append loses its answer; the move is in the log
+    once and its client gets 201, not a second copy of the move or a 409."""
+    from referee.api import create_app
+    from referee.queue import InlineQueue
+    from referee.service import GameService
+    from referee.store import open_store
+    from tests.helpers import Game
+
+    client = create_app(GameService(open_store(redis_url), InlineQueue())).test_client()
+    g = Game(client, "castle-danger", 2, {"seed": "lost2"})
+    seat = g.summary()["to_act"][0]
+    assert g.post(seat, {"text": "c1-b1"}).status_code == 201  # the record kept: next, one round trip
+    version = g.summary()["version"]
+    _killed_after_it_ran(monkeypatch, redis.Redis.from_url(redis_url), f"{{g:{g.id}}}:log", version)
+    r = g.post(seat, {"text": "b1-a1"})
+    assert r.status_code == 201 and r.json["version"] == version + 1, r.json
+    assert g.summary()["version"] == version + 1

@@ -148,37 +148,24 @@ class RedisCounters:
         # same round trip as the counters (a move then waits for two, not three).
         self.store = store if getattr(store, "url", None) == url and hasattr(store, "record_read") else None
         self.r = self.store.r if self.store is not None else redis.Redis.from_url(url)
-        # Each request thread keeps a connection of its own for the counters'
-        # round trip and writes the commands on it itself: redis-py's pipeline
-        # object and its pool's checkout of a connection (with a probe of the
-        # socket) cost as much CPU as the round trip, on every request. (Always one
-        # Redis server here: storage_uri never gives a cluster's address.)
-        self._pool = self.r.connection_pool
-        self._local = threading.local()
+        # Each request thread keeps a connection of its own for the counters' round
+        # trip (the store's, when the counters are in the store's Redis), and
+        # writes the commands on it itself (referee/store/redis.py ThreadConnections).
+        # (Always one Redis server here: storage_uri never gives a cluster's address.)
+        from referee.store.redis import ThreadConnections
+
+        self.threads = self.store.threads if self.store is not None else ThreadConnections(self.r.connection_pool)
 
     def _round_trip(self, commands: list[tuple]) -> list:
         """Send ``commands`` at once on this thread's connection; their replies.
         A connection the server dropped (a restart, an idle timeout) shows only
-        when it is used: the commands then go once more on a new one. (The pool
-        probes each connection before use instead, a system call or three each
-        time; a hit counted twice, when the first try did reach the server, only
-        makes that window one step stricter.)"""
+        when it is used: the commands then go once more on a new one. (A hit
+        counted twice, when the first try did reach the server, only makes that
+        window one step stricter.)"""
         try:
-            return self._send(commands)
+            return self.threads.send(commands)
         except self._dropped:
-            return self._send(commands)
-
-    def _send(self, commands: list[tuple]) -> list:
-        conn = getattr(self._local, "conn", None)
-        if conn is None or self._local.pid != os.getpid():  # a forked worker makes its own
-            conn = self._pool.connection_class(**self._pool.connection_kwargs)
-            self._local.conn, self._local.pid = conn, os.getpid()
-        try:
-            conn.send_packed_command(conn.pack_commands(commands))  # connects when it must
-            return [conn.read_response() for _ in commands]
-        except BaseException:
-            conn.disconnect()  # replies may be left unread: the next request connects afresh
-            raise
+            return self.threads.send(commands)
 
     def step(self, read: list, hit: list, now: float, record_of: str | None = None) -> tuple:
         """The counts of ``read``'s keys, of ``hit``'s keys after adding one, and
