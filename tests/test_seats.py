@@ -39,7 +39,8 @@ def test_a_replaced_seat_has_a_new_token_and_name(client):
 
 def test_the_old_token_is_refused_by_another_process(store_url, tmp_path):
     """Two services on one store (two processes): the one that did not replace the
-    seat refuses the old token too (tokens are read from the store, never cached)."""
+    seat refuses the old token too (a view reads the record from the store; moves,
+    which may check a kept copy, are tested in tests/test_kept_record.py)."""
     from referee.api import create_app
     from referee.service import GameService
     from referee.store import open_store
