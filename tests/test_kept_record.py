@@ -159,3 +159,50 @@ def test_a_record_rewritten_without_a_move_reaches_the_next_move(store_url):
     until_another_seat_acts(g, b)
     notices = a.get(f"/v1/games/{g.id}/notices", headers=g.auth("admin")).json["notices"]
     assert notices, "the move was told with the record b kept from before the contacts"
+
+
+@pytest.mark.parametrize("game,players,seed", [("castle-danger", 2, 7), ("king-of-danger", 3, 8)])
+def test_two_processes_judge_every_move_as_a_fresh_read_would(store_url, game, players, seed):
+    """Random moves through two processes at random, each keeping its own copy of
+    the record, which the other's moves keep making stale; half of the moves are
+    ones that were legal at some earlier moment. Each is accepted exactly when a
+    process that keeps nothing finds it legal just before, and a refused one
+    writes nothing."""
+    import random
+
+    from referee.service import Caller
+
+    apps = two_processes(store_url)
+    judge = GameService(open_store(store_url))  # reads afresh: forget() before each look
+    rnd = random.Random(seed)
+    g = Game(apps[0], game, players, {"seed": f"kept-{seed}"})
+    seen: list[tuple[int, dict]] = []
+    accepted = refused = 0
+
+    def playable(seat):  # no move that would end the game early (a resignation, a draw)
+        return [m for m in judge.legal(g.id, Caller(seat))["moves"]
+                if m["type"] not in ("resign", "offer-draw", "accept-draw", "take-back")]
+
+    for _ in range(120):
+        judge.forget()
+        if judge.summary(g.id)["status"] != "active":
+            break
+        seat = rnd.randrange(players)
+        legal_now = playable(seat)
+        seen += [(seat, m) for m in legal_now]
+        if legal_now and rnd.random() < 0.5:
+            move = rnd.choice(legal_now)
+        else:  # a move this or another seat could make at some moment before
+            seat, move = rnd.choice(seen) if seen else (seat, {"type": "end"})
+            legal_now = playable(seat)
+        before = judge.summary(g.id)["version"]
+        r = rnd.choice(apps).post(f"/v1/games/{g.id}/moves", json={"move": move}, headers=g.auth(seat))
+        judge.forget()
+        if move in legal_now:
+            assert r.status_code == 201, (move, r.json)
+            accepted += 1
+        else:
+            assert r.status_code != 201 and 400 <= r.status_code < 500, (move, r.json)
+            assert judge.summary(g.id)["version"] == before
+            refused += 1
+    assert accepted >= 20 and refused >= 20, (accepted, refused)  # both paths walked, often
