@@ -262,6 +262,11 @@ class GameService:
                     self.records.popitem(last=False)
         return rec
 
+    def _moved_on(self, rec: GameRecord, fork: Table) -> None:
+        """Keep ``rec`` as the store holds it after this process's own append took
+        the log to ``fork``: the same text, the new status and version."""
+        self._keep_record(replace(rec, status=fork.status, version=fork.seq))
+
     # ---- loading: cache, snapshot, log -------------------------------------------------
 
     def _code(self, table_or_engine) -> str:
@@ -544,8 +549,7 @@ class GameService:
                     self.forget(game_id)
                     return self._replayed(dup.answer, idem[1])
                 table.commit(fork)
-                # the record as stored now: its text unchanged, the log moved on
-                self._keep_record(replace(rec, status=fork.status, version=fork.seq))
+                self._moved_on(rec, fork)
             from referee import metrics
 
             metrics.labelled(metrics.moves, table.engine.name).inc(len(moves))
@@ -650,7 +654,7 @@ class GameService:
                     continue
                 table.commit(fork)
                 if self._kept_record(game_id) is not None:  # moves here keep it: keep it current
-                    self._keep_record(replace(rec, status=fork.status, version=fork.seq))
+                    self._moved_on(rec, fork)
                 written += len(events)
         raise RuntimeError(f"game {game_id}: referee steps did not come to rest")
 

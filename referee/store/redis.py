@@ -47,11 +47,11 @@ return 1
 # KEYS: the game's log, meta, answer and cached state, then the tally's counters
 # (the rate limiter's, referee/api/limits.py: the ones read, then the ones hit).
 # ARGV: expected length, status, answer, snapshot (seq, code, blob), timer, the
-# record's text ('' : not compared), how many counters are read and hit, '1' when
-# the same append is sent again, each read one's limit, each hit one's limit and
-# seconds, then the events.
+# record's text ('' : not compared), '1' when the same append is sent again (see
+# SENT_AGAIN), how many counters are read and hit, each read one's limit, each hit
+# one's limit and seconds, then the events.
 APPEND = """
-local r, h = tonumber(ARGV[9]), tonumber(ARGV[10])
+local r, h = tonumber(ARGV[10]), tonumber(ARGV[11])
 local a = 12
 for i = 1, r do
   if tonumber(redis.call('GET', KEYS[4 + i]) or '0') >= tonumber(ARGV[a + i - 1]) then return {3, i} end
@@ -72,7 +72,7 @@ if n ~= at then
   -- its own events where they were to go, to the byte (each is salted and
   -- chained): it has landed, once.
   local k = #ARGV - first + 1
-  if ARGV[11] == '1' and n >= at + k then
+  if ARGV[9] == '1' and n >= at + k then
     local got = redis.call('LRANGE', KEYS[1], at, at + k - 1)
     for i = 1, k do if got[i] ~= ARGV[first + i - 1] then return {0, n} end end
     return {1, at + k, '', redis.call('HGET', KEYS[2], 'created_at')}
@@ -95,6 +95,9 @@ if ARGV[3] ~= '' then redis.call('SET', KEYS[3], ARGV[3]) end
 if ARGV[4] ~= '' then redis.call('HSET', KEYS[4], 'seq', ARGV[4], 'code', ARGV[5], 'blob', ARGV[6]) end
 return {1, v, was, created}
 """
+
+
+SENT_AGAIN = 8  # APPEND's ARGV[9], counted from 0 in the arguments a call passes
 
 
 # A new game's record and first event, at once (one hash slot: also on a cluster,
@@ -265,7 +268,7 @@ class RedisStore(Store):
                 snapshot.seq if snapshot else "", snapshot.code if snapshot else "",
                 snapshot.blob if snapshot else b"",
                 "keep" if timer is KEEP else "none" if timer is None else timer,
-                "" if record_text is None else record_text]
+                "" if record_text is None else record_text, ""]
         counting = tally is not None and not tally.done
         if counting:  # the request's rate counters, stepped before anything else
             keys += [key for key, _ in tally.reads] + [key for key, _, _ in tally.hits]
@@ -274,7 +277,6 @@ class RedisStore(Store):
                 args += [amount, seconds]
         else:
             args += [0, 0]
-        args.insert(10, "")  # ARGV[11]: '1' when sent again (_run_append)
         args += [e.to_json() for e in events]
         outcome = self._run_append(keys, args)
         if counting:
@@ -301,7 +303,7 @@ class RedisStore(Store):
             # land, the script finds its events in the log and answers as if it had
             # just written them (APPEND), never writing them twice. (Its rate
             # counters, if any, may count twice: that window is one step stricter.)
-            args = [*args[:10], "1", *args[11:]]
+            args = [*args[:SENT_AGAIN], "1", *args[SENT_AGAIN + 1:]]
             return self._evalsha(("EVALSHA", self._append.sha, len(keys), *keys, *args))
 
     def _evalsha(self, command: tuple):
