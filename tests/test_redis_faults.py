@@ -198,46 +198,74 @@ def test_a_worker_outlives_a_redis_restart_and_resumes(tmp_path):
         store.kill()
 
 
-def _killed_after_it_ran(monkeypatch, admin, log_key: str, length: int) -> None:
-    """The next reply read on a connection is lost: once the server has run the
-    command (the log is longer than ``length``), every client connection but the
-    admin's is killed, so the reply never arrives."""
-    from redis.connection import Connection
+class LosingProxy:
+    """A TCP proxy in front of a Redis server that, once armed, passes the next
+    append (an EVALSHA) on to the server, lets the server run it, and then drops
+    the server's reply and closes the connection: the answer is lost with its
+    connection, after the append landed. Everything else passes untouched."""
 
-    real = Connection.read_response
-    armed = [True]
+    def __init__(self, redis_url: str):
+        import socket
 
-    def read_response(self, *a, **kw):
-        if armed[0]:
-            armed[0] = False
-            for _ in range(200):
-                if admin.llen(log_key) > length:
+        self.upstream = redis.Redis.from_url(redis_url).connection_pool.connection_kwargs
+        self.server = socket.create_server(("127.0.0.1", 0))
+        self.url = f"redis://127.0.0.1:{self.server.getsockname()[1]}/{self.upstream.get('db', 0)}"
+        self.armed = False
+        self.lost = 0
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        import socket
+
+        while True:
+            client, _ = self.server.accept()
+            up = socket.create_connection((self.upstream["host"], self.upstream["port"]))
+            state = {"lose": False}
+            threading.Thread(target=self._pump, args=(client, up, state, True), daemon=True).start()
+            threading.Thread(target=self._pump, args=(up, client, state, False), daemon=True).start()
+
+    def _pump(self, src, dst, state, to_server: bool) -> None:
+        try:
+            while data := src.recv(65536):
+                if to_server and self.armed and b"EVALSHA" in data:
+                    self.armed, state["lose"] = False, True
+                elif not to_server and state["lose"]:  # the append's answer: dropped
+                    self.lost += 1
                     break
-                time.sleep(0.01)
-            admin.execute_command("CLIENT", "KILL", "TYPE", "normal", "SKIPME", "yes")
-        return real(self, *a, **kw)
+                dst.sendall(data)
+        except OSError:
+            pass
+        import socket
 
-    monkeypatch.setattr(Connection, "read_response", read_response)
+        for sock in (src, dst):  # shut down first: the other pump, blocked reading, wakes
+            try:
+                sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+            sock.close()
 
 
-def test_an_append_whose_answer_is_lost_lands_once(redis_url, monkeypatch):
+def test_an_append_whose_answer_is_lost_lands_once(redis_url):
     """The append's answer lost with its connection: it is sent again, finds its
     own events already in the log, and answers as written, never writing twice."""
     from referee.events import GENESIS, Draft, chain
     from referee.store import GameRecord, open_store
 
-    store = open_store(redis_url)
+    proxy = LosingProxy(redis_url)
+    store = open_store(proxy.url)
     first = chain([Draft("game-created", {"id": "lost1"})], "referee", 1, GENESIS)[0]
     store.create(GameRecord("lost1", "toy", first.at, ["a", "b"], {"h": 0}, "seed", status="active"), first)
-    evs = chain([Draft("x", {"n": 1}), Draft("y", {})], 0, 2, first.hash)
-    admin = redis.Redis.from_url(redis_url)
-    _killed_after_it_ran(monkeypatch, admin, "{g:lost1}:log", 1)
-    store.append("lost1", 1, evs, status="active")  # no Conflict: it knows its own events
-    assert [e.seq for e in store.events("lost1")] == [1, 2, 3]
-    assert store.record("lost1").version == 3
+    warm = chain([Draft("x", {"n": 0})], 0, 2, first.hash)
+    store.append("lost1", 1, warm, status="active")  # the script is loaded, the connection made
+    evs = chain([Draft("x", {"n": 1}), Draft("y", {})], 0, 3, warm[-1].hash)
+    proxy.armed = True
+    store.append("lost1", 2, evs, status="active")  # no Conflict: it knows its own events
+    assert proxy.lost == 1
+    assert [e.seq for e in store.events("lost1")] == [1, 2, 3, 4]
+    assert store.record("lost1").version == 4
 
 
-def test_a_move_whose_answer_is_lost_is_made_once(redis_url, monkeypatch):
+def test_a_move_whose_answer_is_lost_is_made_once(redis_url):
     """Through the API: the move's append loses its answer; the move is in the log
     once and its client gets 201, not a second copy of the move or a 409."""
     from referee.api import create_app
@@ -246,12 +274,14 @@ def test_a_move_whose_answer_is_lost_is_made_once(redis_url, monkeypatch):
     from referee.store import open_store
     from tests.helpers import Game
 
-    client = create_app(GameService(open_store(redis_url), InlineQueue())).test_client()
+    proxy = LosingProxy(redis_url)
+    client = create_app(GameService(open_store(proxy.url), InlineQueue())).test_client()
     g = Game(client, "castle-danger", 2, {"seed": "lost2"})
     seat = g.summary()["to_act"][0]
     assert g.post(seat, {"text": "c1-b1"}).status_code == 201  # the record kept: next, one round trip
     version = g.summary()["version"]
-    _killed_after_it_ran(monkeypatch, redis.Redis.from_url(redis_url), f"{{g:{g.id}}}:log", version)
+    proxy.armed = True
     r = g.post(seat, {"text": "b1-a1"})
+    assert proxy.lost == 1
     assert r.status_code == 201 and r.json["version"] == version + 1, r.json
     assert g.summary()["version"] == version + 1
