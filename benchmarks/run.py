@@ -36,6 +36,7 @@ from referee.games.base import ADMIN  # noqa: E402
 from referee.queue import InlineQueue  # noqa: E402
 from referee.service import Caller, GameService  # noqa: E402
 from referee.store import GameRecord, open_store  # noqa: E402
+from referee.system import assemble  # noqa: E402
 
 GAME = "castle-danger"
 
@@ -101,7 +102,7 @@ def seeded_service(store_url: str, n: int):
     for i in range(1, len(head), 500):
         chunk = head[i:i + 500]
         store.append(gid, chunk[0].seq - 1, chunk, status="active")
-    svc = GameService(store, InlineQueue())
+    svc = assemble(store, InlineQueue())
     # the next moves, replayed from the tail's recorded moves
     nxt = [(ev.actor, ev.payload["move"]) for ev in tail if isinstance(ev.actor, int) and "move" in ev.payload]
     return svc, gid, nxt
@@ -259,7 +260,7 @@ def cold_store(url: str, n: int) -> str:
     gid = log[0].payload["id"]
     rec = GameRecord(gid, GAME, log[0].at, ["a", "b"], {}, "bench", status="active", version=1)
     store.create(rec, log[0])
-    svc = GameService(store, InlineQueue())
+    svc = assemble(store, InlineQueue())
     for i in range(1, len(log), 500):
         chunk = log[i:i + 500]
         last = chunk[-1].seq == log[-1].seq
@@ -270,7 +271,7 @@ def cold_store(url: str, n: int) -> str:
 
 
 def first_read(url: str, gid: str) -> float:
-    svc = GameService(open_store(url), InlineQueue())  # a process just started
+    svc = assemble(open_store(url), InlineQueue())  # a process just started
     t0 = time.perf_counter()
     svc.summary(gid)
     took = time.perf_counter() - t0
@@ -290,7 +291,7 @@ def job_latency(redis_url: str, workdir: str, hands: int) -> list[float]:
     env = {**CHILD_ENV, "REFEREE_STORE": redis_url, "REFEREE_QUEUE": redis_url}
     proc = subprocess.Popen([sys.executable, "-m", "referee.cli", "worker"], cwd=workdir, env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
-    svc = GameService(open_store(redis_url), RQQueue(redis_url))
+    svc = assemble(open_store(redis_url), RQQueue(redis_url))
     rnd = random.Random(5)
     out: list[float] = []
 

@@ -31,7 +31,7 @@ from referee import rng as rngmod
 from referee.events import REFEREE, Event, canonical_text, parsed_canonical_text
 from referee.events import salt as salt_for
 from referee.games.base import RefereeError
-from referee.table import BOT_MOVE, SEAT_TIMED_OUT, Table
+from referee.table import BOT_MOVE, SEAT_TIMED_OUT, Table, bot_kinds
 
 FIELDS = {"seq", "type", "actor", "at", "payload", "prev", "salt", "hash"}
 
@@ -272,12 +272,10 @@ def _replay(events: list[Event], seed: str | None, salt_key: str | None = None) 
             elif ev.type == "seat-replaced" and not table.over:  # an admin's change, see NOT_STEPS
                 p = ev.payload if isinstance(ev.payload, dict) else {}
                 seat, name = p.get("seat"), p.get("name")
-                from referee.bots import KINDS
-
                 if (set(p) - {"bot"} != {"seat", "name"} or not isinstance(seat, int) or isinstance(seat, bool)
                         or not 0 <= seat < len(events[0].payload["seats"])
                         or not isinstance(name, str) or not 1 <= len(name) <= 100
-                        or ("bot" in p and p["bot"] not in KINDS)):
+                        or ("bot" in p and p["bot"] not in bot_kinds())):
                     raise Divergence(ev.seq, "bad-seat-replaced", f"event {ev.seq} must name a seat of "
                                      "the game, a new name of 1 to 100 characters and, for a bot, its "
                                      "kind, and nothing else")

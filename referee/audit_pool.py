@@ -29,6 +29,11 @@ class AuditsBusy(RefereeError):
 
 
 def _lower_priority() -> None:
+    """A pool worker's start: a lower priority, and the referee's bot players handed
+    to the table (a spawned process starts with nothing wired)."""
+    from referee import system
+
+    system.wire()
     try:
         os.nice(10)
     except OSError:  # not allowed here: run at the same priority

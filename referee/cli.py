@@ -82,7 +82,7 @@ def cmd_serve(args) -> int:
     logs.configure()
     if args.dev:
         from referee.api import create_app
-        from referee.config import build_service
+        from referee.system import build as build_service
 
         service = build_service(config)
         app = create_app(service)
@@ -98,7 +98,7 @@ def cmd_serve(args) -> int:
 
     from referee import follow
     from referee.api import create_app
-    from referee.config import build_service
+    from referee.system import build as build_service
 
     def child_exit(server, worker):
         from prometheus_client import multiprocess
@@ -146,8 +146,8 @@ def cmd_worker(args) -> int:
     from rq import Queue, SimpleWorker
 
     from referee import logs
-    from referee.config import build_service
     from referee.queue import QUEUE_NAME
+    from referee.system import build as build_service
 
     logs.configure()
     log = logging.getLogger("referee.worker")
@@ -199,8 +199,8 @@ def cmd_mail_gateway(args) -> int:
     import threading
 
     from referee import logs
-    from referee.config import build_service
     from referee.mail import gateway
+    from referee.system import build as build_service
 
     logs.configure()
     config = _config(args)
@@ -222,7 +222,10 @@ def cmd_mail_gateway(args) -> int:
 
 
 def cmd_audit(args) -> int:
+    from referee import system
     from referee.audit import audit
+
+    system.wire()  # bot seats' moves are re-derived by the referee's own players
 
     if args.file == "-":  # a pipe: referee export ID | referee audit -
         report = audit(sys.stdin.buffer.read())
@@ -234,9 +237,10 @@ def cmd_audit(args) -> int:
 
 
 def cmd_export(args) -> int:
-    from referee.config import build_service
+    from referee.caller import Caller
+    from referee.errors import NoSuchGame
     from referee.games.base import ADMIN
-    from referee.service import Caller, NoSuchGame
+    from referee.system import build as build_service
 
     service = build_service(_config(args))
     try:
@@ -276,7 +280,7 @@ def cmd_replay(args) -> int:
 
 
 def cmd_games(args) -> int:
-    from referee.config import build_service
+    from referee.system import build as build_service
 
     service = build_service(_config(args))
     page = service.list_games(args.status, args.limit, args.after)

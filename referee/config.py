@@ -22,12 +22,3 @@ class Config:
         if not queue:
             queue = store if store.startswith(("redis://", "rediss://", "unix://")) else "inline"
         return cls(store, queue)
-
-
-def build_service(config: Config | None = None):
-    from referee.queue import make_queue
-    from referee.service import GameService
-    from referee.store import open_store
-
-    config = config or Config.load()
-    return GameService(open_store(config.store), make_queue(config.queue))

@@ -3,16 +3,65 @@
 A job only names the game; it re-reads the log and does whatever step is due,
 appending compare-and-set. So a job enqueued twice, retried after a crash, or
 run by two workers at once appends each step exactly once.
+
+The service's own job is ``settle`` (the referee's steps). Every other kind of
+job belongs to a reaction and is registered, with what it runs, where the
+referee is put together (referee/system.py: ``queue.register(JobKind(...))``);
+this module names none of them. On RQ a job of kind K runs
+``workers.jobs.run(K, game_id)`` in a worker, which puts the referee together
+the same way and runs K's function there.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
 
 from referee import logs
 
 QUEUE_NAME = "referee"
 
 
-class InlineQueue:
+@dataclass(frozen=True)
+class JobKind:
+    """A reaction's kind of job. ``run(service, game_id)`` does it and returns what
+    its log line says (a dict is merged into the line, anything else is its
+    ``done``). ``once_within``: at most one job of this kind per game waits on RQ
+    for that many seconds (a marker that expires, so a job lost with a killed
+    worker is queued again after it)."""
+
+    name: str
+    run: Callable
+    timeout: int = 120
+    retry: tuple[int, ...] = (1, 2, 5, 10, 30)
+    once_within: int | None = None
+
+
+class _Kinds:
+    """What both queues share: the registered kinds of job."""
+
+    def register(self, kind: JobKind) -> None:
+        self.kinds = {**getattr(self, "kinds", {}), kind.name: kind}
+
+    def kind(self, name: str) -> JobKind:
+        kind = getattr(self, "kinds", {}).get(name)
+        if kind is None:
+            raise LookupError(f"no job kind {name!r}: referee.system.assemble registers them")
+        return kind
+
+
+def run_job(kind: JobKind, service, game_id: str, mode: str) -> dict:
+    """Run one job of ``kind`` with its log line."""
+    with logs.job(kind.name, game_id, mode=mode) as line:
+        done = kind.run(service, game_id)
+        if isinstance(done, dict):
+            line.update(done)
+        else:
+            line["done"] = done
+    return line
+
+
+class InlineQueue(_Kinds):
     """Embedded mode: the step runs at once, in the caller's process."""
 
     def bind(self, service) -> None:
@@ -25,22 +74,12 @@ class InlineQueue:
         except Exception:  # logged; the game stays "settling" and the next read retries it
             pass
 
-    def enqueue_notices(self, game_id: str) -> None:
-        from referee.mail import outbox
-
-        with logs.job("notices", game_id, mode="inline") as line:
-            line["queued"] = len(outbox.sweep(self.service, game_id))
+    def enqueue(self, kind: str, game_id: str) -> None:
+        """Run a reaction's job of ``kind`` now, here."""
+        run_job(self.kind(kind), self.service, game_id, "inline")
 
 
-    def enqueue_tick(self, game_id: str) -> None:
-        """A game's timer is due (referee/timeouts.py): fire it now, here."""
-        from referee import timeouts
-
-        with logs.job("tick", game_id, mode="inline") as line:
-            line.update(timeouts.tick(self.service, game_id))
-
-
-class RQQueue:
+class RQQueue(_Kinds):
     """Jobs for `referee worker`, through RQ on Redis."""
 
     def __init__(self, url: str):
@@ -80,27 +119,22 @@ class RQQueue:
                         description=f"settle game {game_id}", result_ttl=600, failure_ttl=86400)
 
 
-    def enqueue_notices(self, game_id: str) -> None:
-        """Queue the job that writes the game's due notices into the outbox (the
-        outbox's ids make a job run twice harmless)."""
+    def enqueue(self, kind: str, game_id: str) -> None:
+        """Queue a reaction's job of ``kind`` for ``referee worker``."""
         from rq import Retry
 
-        self.rq.enqueue("workers.jobs.notices", game_id, job_timeout=120,
-                        retry=Retry(max=5, interval=[1, 2, 5, 10, 30]),
-                        description=f"notices of game {game_id}", result_ttl=600, failure_ttl=86400)
-
-
-    def enqueue_tick(self, game_id: str) -> None:
-        """Queue the job that fires a game's due timer. The keeper asks every second
-        while the timer is due: one job at a time per game (a marker that expires,
-        so a job lost with a killed worker is queued again ten seconds on)."""
-        from rq import Retry
-
-        if not self.redis.set(f"{{g:{game_id}}}:tick", 1, nx=True, ex=10):
+        k = self.kind(kind)
+        if k.once_within is not None and not self.redis.set(once_key(kind, game_id), 1, nx=True,
+                                                            ex=k.once_within):
             return
-        self.rq.enqueue("workers.jobs.tick", game_id, job_timeout=60,
-                        retry=Retry(max=3, interval=[1, 2, 5]),
-                        description=f"clock of game {game_id}", result_ttl=600, failure_ttl=86400)
+        self.rq.enqueue("workers.jobs.run", kind, game_id, job_timeout=k.timeout,
+                        retry=Retry(max=len(k.retry), interval=list(k.retry)),
+                        description=f"{kind} of game {game_id}", result_ttl=600, failure_ttl=86400)
+
+
+def once_key(kind: str, game_id: str) -> str:
+    """The marker of a kind's one waiting job per game (its game's hash tag)."""
+    return f"{{g:{game_id}}}:{kind}"
 
 
 def make_queue(url: str):

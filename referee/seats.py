@@ -24,6 +24,10 @@ import hashlib
 import hmac
 import secrets
 
+from referee import entries
+from referee.appended import Appended
+from referee.caller import new_token, token_hash
+from referee.errors import Forbidden, VersionConflict
 from referee.events import Draft, canonical, utcnow
 from referee.games.base import ADMIN, GameOver, MalformedMove
 from referee.mail import contacts as contactsmod
@@ -35,15 +39,11 @@ from referee.table import SEAT_REPLACED
 def replace(service, game_id: str, caller, seat, body, idempotency_key: str | None = None) -> dict:
     """``{seat, name, token, version, events}`` (and ``webhook_secret`` when a
     webhook is given: shown in this answer only)."""
-    from referee.service import Forbidden, VersionConflict, new_token
-
     if caller.viewer != ADMIN:
         raise Forbidden("only the admin token may replace a seat's player")
     if not isinstance(body, dict):
         raise MalformedMove("the body is an object {name, email?, webhook?}", field="body")
-    import referee.bots  # noqa: F401 - registers the players' "bot" key
-
-    entry = contactsmod.parse_player(body, 0)  # name, email, webhook, bot checked as at creation
+    entry = entries.parse_player(body, 0)  # name, email, webhook, bot checked as at creation
     bot = entry.get("bot")
     if idempotency_key is not None and (not isinstance(idempotency_key, str) or not 1 <= len(idempotency_key) <= 200
                                         or not idempotency_key.isprintable() or not idempotency_key.isascii()):
@@ -78,6 +78,7 @@ def replace(service, game_id: str, caller, seat, body, idempotency_key: str | No
                 answer = service._replayed(earlier, fingerprint)
                 _rewrite(service, game_id, seat, entry, token, webhook_secret, answer["events"][0]["seq"])
                 return _out(answer, seat, entry, token, webhook_secret)
+        published = None  # this request's own append, once it has landed
         payload = {"seat": seat, "name": entry["name"], **({"bot": bot} if bot else {})}
         events, fork = table._extend([Draft(SEAT_REPLACED, payload)], "referee", utcnow(), rec.salt_secret)
         answer = {"version": fork.seq, "events": [ev.to_dict() for ev in events]}
@@ -94,7 +95,10 @@ def replace(service, game_id: str, caller, seat, body, idempotency_key: str | No
             answer = service._replayed(dup.answer, idem[1])
         else:
             table.commit(fork)
+            published = Appended(game_id, tuple(events), fork, rec, "admin")
         _rewrite(service, game_id, seat, entry, token, webhook_secret, answer["events"][0]["seq"])
+    if published is not None:
+        service.followers.publish(published)
     if fork.due() is not None:  # a bot now to act: its move is the referee's next step
         service.queue.enqueue_settle(game_id, fork.seq)
     return _out(answer, seat, entry, token, webhook_secret)
@@ -103,8 +107,6 @@ def replace(service, game_id: str, caller, seat, body, idempotency_key: str | No
 def _rewrite(service, game_id: str, seat: int, entry: dict, token: str, webhook_secret: str, seq: int) -> None:
     """The record after the replacement: the seat's new token (its old one
     dropped), new name and new contacts (none kept from the old player)."""
-    from referee.service import token_hash
-
     rec = service.record(game_id)
     tokens = {h: who for h, who in rec.tokens.items() if who != seat}
     if not entry.get("bot"):  # a bot's seat has no token: nobody moves for it

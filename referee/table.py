@@ -16,7 +16,14 @@ from referee import clock as clockmod
 from referee import rng as rngmod
 from referee.events import GENESIS, REFEREE, Draft, Event, chain, utcnow
 from referee.games import engine as engine_by_name
-from referee.games.base import Engine, GameState, MalformedMove, RefereeError
+from referee.games.base import (
+    Engine,
+    GameState,
+    MalformedMove,
+    RefereeError,
+    check_players,
+    resign_result,
+)
 
 REVEAL_SEED = "reveal-seed"
 # An admin gave a seat to a new player (referee/seats.py): nothing changes in play.
@@ -75,8 +82,6 @@ class Table:
             raise MalformedMove("options must be an object", field="options")
         if not isinstance(players, list) or not all(isinstance(p, str) and p.strip() for p in players):
             raise MalformedMove("players must be a list of names", field="players")
-        from referee.games.base import check_players
-
         check_players(eng, len(players))
         options = dict(options or {})
         clock = clockmod.check_clock(options.pop("clock", None))  # every game's, not the engine's
@@ -84,10 +89,8 @@ class Table:
         if clock is not None:
             opts["clock"] = clock
         bots = bots or {}
-        from referee.bots import KINDS
-
-        if any(kind not in KINDS or not 0 <= seat < len(players) for seat, kind in bots.items()):
-            raise MalformedMove(f"a bot is one of {', '.join(KINDS)}", field="players")
+        if any(kind not in bot_kinds() or not 0 <= seat < len(players) for seat, kind in bots.items()):
+            raise MalformedMove(f"a bot is one of {', '.join(bot_kinds())}", field="players")
         if bots and len(bots) == len(players) and eng.name == "castle-danger" and not opts.get("turn_limit"):
             # Two bots could shuffle pieces for ever: a game of bots alone must end.
             raise MalformedMove("a Castle Danger game of bots only needs options.turn_limit",
@@ -293,10 +296,8 @@ class Table:
         the game's seeded randomness for the event it will be (``Rng(seed, seq)``),
         so an audit that knows the seed makes the same choice; while the seed is
         secret it cannot be re-derived (``SeedUnavailable``)."""
-        from referee import bots
-
         kind = "basic" if self.owed.get(seat) == "autoplay" else self.bots[seat]
-        return bots.choose(kind, self, seat, rngmod.Rng(seed, self.seq + 1))
+        return _bot_players().choose(kind, self, seat, rngmod.Rng(seed, self.seq + 1))
 
     def propose_step(self, seed: str | None, at: str | None = None,
                      salt_key: str | None = None) -> tuple[list[Event], Table]:
@@ -365,12 +366,35 @@ def timeout_payload(table: Table, seat: int, at: str) -> dict:
 def forfeit_draft(table: Table) -> Draft:
     """The referee's ``forfeited``: the seat out of time loses, as if it had
     resigned (the others' scores decide the winners), with the reason said."""
-    from referee.games.base import resign_result
-
     seat = min(s for s, what in table.owed.items() if what == "forfeit")
     result = resign_result(table.state, seat, table.engine.scores(table.state))
     result["reason"] = f"seat {seat} ran out of time"
     return Draft("forfeited", {"seat": seat, "result": result})
+
+
+# ---- the referee's own players -------------------------------------------------------
+# Bot seats and the moves a timeout owes are played by referee/bots, which the
+# table never imports: whoever puts the referee together hands it over
+# (referee/system.py), so the rules' side of the house names no player.
+
+_BOT_PLAYERS: list = []
+
+
+def use_bots(players) -> None:
+    """The referee's players: anything with ``KINDS`` (the bot kinds a seat may be)
+    and ``choose(kind, table, seat, rng) -> move``."""
+    _BOT_PLAYERS[:] = [players]
+
+
+def _bot_players():
+    if not _BOT_PLAYERS:
+        raise RuntimeError("no bot players: referee.system.wire() hands referee.bots to the table")
+    return _BOT_PLAYERS[0]
+
+
+def bot_kinds() -> tuple[str, ...]:
+    """The kinds a bot seat may be (none before the referee is put together)."""
+    return tuple(_BOT_PLAYERS[0].KINDS) if _BOT_PLAYERS else ()
 
 
 def _key(seed: str | None, salt_key: str | None) -> str | None:

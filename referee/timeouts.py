@@ -36,8 +36,12 @@ import logging
 import threading
 
 from referee import clock
+from referee.caller import Caller
+from referee.errors import RefereeError
 from referee.events import utcnow
-from referee.games.base import ADMIN, RefereeError
+from referee.games.base import ADMIN
+from referee.mail import outbox
+from referee.queue import JobKind
 
 log = logging.getLogger("referee.timeouts")
 
@@ -46,8 +50,6 @@ def tick(service, game_id: str, now: str | None = None) -> dict:
     """Fire what is due in ``game_id`` at ``now`` (UTC, as events write it; the
     wall clock when None). Returns ``{"reminders": [notice ids], "timeout": seat
     or None}``."""
-    from referee.service import Caller
-
     now = now or utcnow()
     fired: dict = {"reminders": [], "timeout": None}
     rec = service.record(game_id)
@@ -69,7 +71,6 @@ def tick(service, game_id: str, now: str | None = None) -> dict:
         service.queue.enqueue_settle(game_id, version + 1)  # autoplay's move or the forfeit
         _tell(service, game_id, rec, seat, "timeout", f"{rec.players[seat]} ran out of time "
               f"({table.clock['on_timeout']})", None)
-        service.notify(game_id)
         return fired
     for t in timers:
         if t["kind"] == clock.REMINDER and t["at"] <= now:
@@ -86,8 +87,6 @@ def _tell(service, game_id: str, rec, seat: int, reason: str, note: str, version
     """Queue a notice for ``seat`` if it has a channel to hear it on."""
     if str(seat) not in rec.extra.get("contacts", {}):
         return None
-    from referee.mail import outbox
-
     return outbox.queue_notice(service, game_id, seat, reason, note, version=version)
 
 
@@ -102,9 +101,15 @@ def _duration(seconds: float) -> str:
     return f"{seconds} seconds"
 
 
+# The clock's job: one waiting per game at a time on RQ (the keeper asks every
+# second while a timer is due); a marker that expires, so a job lost with a killed
+# worker is queued again ten seconds on.
+TICK = JobKind("tick", tick, timeout=60, retry=(1, 2, 5), once_within=10)
+
+
 class Keeper(threading.Thread):
     """Every ``interval`` seconds, hand each game whose timer is due to the queue
-    (``enqueue_tick``). A daemon thread: it dies with its process, and the next
+    (the ``tick`` job). A daemon thread: it dies with its process, and the next
     keeper finds the same timers still due in the store."""
 
     def __init__(self, service, interval: float = 1.0):
@@ -128,7 +133,7 @@ class Keeper(threading.Thread):
         due = self.service.store.due_timers(utcnow())
         for game_id in due:
             try:
-                self.service.queue.enqueue_tick(game_id)
+                self.service.queue.enqueue(TICK.name, game_id)
             except Exception:  # one game's trouble never holds up the others' clocks
                 log.warning("tick of game %s failed", game_id, exc_info=True)
         return len(due)

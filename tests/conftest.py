@@ -17,6 +17,12 @@ from pathlib import Path
 import pytest
 import redis
 
+from referee import system
+
+# Tables with bot seats and audits of them need the referee's bot players, as
+# every process of the referee has them (referee/system.py).
+system.wire()
+
 
 def free_port() -> int:
     with socket.socket() as s:
@@ -106,9 +112,9 @@ def store(store_url):
 @pytest.fixture
 def service(store):
     from referee.queue import InlineQueue
-    from referee.service import GameService
+    from referee.system import assemble
 
-    return GameService(store, InlineQueue())
+    return assemble(store, InlineQueue())
 
 
 @pytest.fixture

@@ -201,7 +201,8 @@ def test_cli_audit_and_replay(finished, tmp_path):
 
 
 def test_cli_export_and_games(tmp_path):
-    from referee.config import Config, build_service
+    from referee.config import Config
+    from referee.system import build as build_service
 
     url = f"sqlite:///{tmp_path}/cli.db"
     svc = build_service(Config.load(url))

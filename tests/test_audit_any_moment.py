@@ -119,11 +119,11 @@ def api(tmp_path_factory):
 
     from referee.api import create_app
     from referee.queue import InlineQueue
-    from referee.service import GameService
     from referee.store.sqlite import SqliteStore
+    from referee.system import assemble
 
     store = SqliteStore(str(tmp_path_factory.mktemp("moments") / "moments.db"))
-    app = create_app(GameService(store, InlineQueue()))
+    app = create_app(assemble(store, InlineQueue()))
     app.testing = True
     before = os.environ.get("REFEREE_AUDIT_RATE")
     os.environ["REFEREE_AUDIT_RATE"] = "100000/minute"

@@ -7,8 +7,9 @@ import random
 
 from referee.games.base import ADMIN
 from referee.queue import InlineQueue
-from referee.service import Caller, GameService
+from referee.service import Caller
 from referee.store import open_store
+from referee.system import assemble
 
 
 def play_some(svc, gid, n, rnd):
@@ -22,8 +23,8 @@ def play_some(svc, gid, n, rnd):
 
 
 def test_another_process_catches_up_from_the_log(store_url):
-    a = GameService(open_store(store_url), InlineQueue())
-    b = GameService(open_store(store_url), InlineQueue())
+    a = assemble(open_store(store_url), InlineQueue())
+    b = assemble(open_store(store_url), InlineQueue())
     gid = a.create("king-of-danger", ["x", "y", "z"], {"seed": "c1"})["id"]
     b.summary(gid)  # b caches the game now
     play_some(a, gid, 5, random.Random(1))
@@ -42,10 +43,10 @@ def test_dropping_the_cache_changes_no_answer(service):
 
 
 def test_snapshot_is_used_by_a_new_process(store_url, monkeypatch):
-    a = GameService(open_store(store_url), InlineQueue())
+    a = assemble(open_store(store_url), InlineQueue())
     gid = a.create("king-of-danger", ["x", "y"], {"seed": "c3"})["id"]
     play_some(a, gid, 6, random.Random(4))
-    b = GameService(open_store(store_url), InlineQueue())
+    b = assemble(open_store(store_url), InlineQueue())
     reads = []
     real = b.store.events
 
@@ -74,23 +75,23 @@ def _damage(store, gid, column, value):
 
 
 def test_a_damaged_stale_or_foreign_snapshot_is_rebuilt_from_the_log(store_url):
-    a = GameService(open_store(store_url), InlineQueue())
+    a = assemble(open_store(store_url), InlineQueue())
     gid = a.create("king-of-danger", ["x", "y"], {"seed": "c4"})["id"]
     play_some(a, gid, 4, random.Random(5))
     want = a.view(gid, Caller(ADMIN))
     assert a.store.snapshot(gid) is not None
     _damage(a.store, gid, "blob", b"not a pickle")
-    assert GameService(open_store(store_url), InlineQueue()).view(gid, Caller(ADMIN)) == want
+    assert assemble(open_store(store_url), InlineQueue()).view(gid, Caller(ADMIN)) == want
     _damage(a.store, gid, "code", "0.0.0:king-of-danger:0")
-    assert GameService(open_store(store_url), InlineQueue()).view(gid, Caller(ADMIN)) == want
+    assert assemble(open_store(store_url), InlineQueue()).view(gid, Caller(ADMIN)) == want
     _damage(a.store, gid, None, None)
-    assert GameService(open_store(store_url), InlineQueue()).view(gid, Caller(ADMIN)) == want
+    assert assemble(open_store(store_url), InlineQueue()).view(gid, Caller(ADMIN)) == want
 
 
 def test_a_snapshot_behind_the_log_is_caught_up_and_one_claiming_more_is_refused(store_url):
     import pickle
 
-    a = GameService(open_store(store_url), InlineQueue())
+    a = assemble(open_store(store_url), InlineQueue())
     gid = a.create("king-of-danger", ["x", "y"], {"seed": "c5"})["id"]
     play_some(a, gid, 3, random.Random(6))
     old = a.store.snapshot(gid)
@@ -99,18 +100,18 @@ def test_a_snapshot_behind_the_log_is_caught_up_and_one_claiming_more_is_refused
     # an older snapshot: the new process applies the events after it
     _damage(a.store, gid, "blob", old.blob)
     _damage(a.store, gid, "seq", old.seq)
-    assert GameService(open_store(store_url), InlineQueue()).view(gid, Caller(ADMIN)) == want
+    assert assemble(open_store(store_url), InlineQueue()).view(gid, Caller(ADMIN)) == want
     # a snapshot whose table disagrees with its own seq is never trusted
     fields = pickle.loads(old.blob)
     fields["seq"] += 1
     _damage(a.store, gid, "blob", pickle.dumps(fields))
-    assert GameService(open_store(store_url), InlineQueue()).view(gid, Caller(ADMIN)) == want
+    assert assemble(open_store(store_url), InlineQueue()).view(gid, Caller(ADMIN)) == want
 
 
 def test_a_long_game_writes_a_snapshot_every_few_events(store_url):
     from referee.service import SNAPSHOT_EVERY
 
-    a = GameService(open_store(store_url), InlineQueue())
+    a = assemble(open_store(store_url), InlineQueue())
     gid = a.create("castle-danger", ["x", "y"], {"seed": "c6"})["id"]
     play_some(a, gid, 3 * SNAPSHOT_EVERY, random.Random(8))
     version = a.summary(gid)["version"]

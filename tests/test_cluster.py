@@ -16,6 +16,7 @@ from referee.games.base import ADMIN
 from referee.queue import RQQueue
 from referee.service import Caller, GameService
 from referee.store import open_store
+from referee.system import assemble
 from tests.conftest import redis_server_binary
 from tests.test_workers import run_burst
 
@@ -129,7 +130,7 @@ def play(svc, gid, rnd, moves, queue_url=None, store_url=None):
 
 def test_games_spread_over_the_nodes_play_list_and_audit(cluster, redis_url):
     # referee jobs on RQ with its own Redis (not the cluster), run by real workers
-    svc = GameService(open_store(cluster.url), RQQueue(redis_url))
+    svc = assemble(open_store(cluster.url), RQQueue(redis_url))
     made = [svc.create("king-of-danger", ["a", "b"], {"seed": f"c{i}"})["id"] for i in range(12)]
     nodes = {cluster.node_of(f"{{g:{gid}}}:log") for gid in made}
     assert len(nodes) >= 2, "every game landed on one node"
@@ -139,7 +140,7 @@ def test_games_spread_over_the_nodes_play_list_and_audit(cluster, redis_url):
         play(svc, gid, rnd, 40, redis_url, cluster.url)
         assert svc.summary(gid)["version"] > 3
     # a fresh process on the cluster sees the same games, listed and paged
-    other = GameService(open_store(cluster.url), RQQueue(redis_url))
+    other = assemble(open_store(cluster.url), RQQueue(redis_url))
     seen, after = [], None
     while True:
         page = other.list_games(None, 5, after)
@@ -157,7 +158,7 @@ def test_games_spread_over_the_nodes_play_list_and_audit(cluster, redis_url):
 def test_the_append_is_compare_and_set_on_the_cluster(cluster):
     from referee.store import Conflict
 
-    a = GameService(open_store(cluster.url))
+    a = assemble(open_store(cluster.url))
     gid = a.create("castle-danger", ["a", "b"], {"seed": "cas"})["id"]
     store = open_store(cluster.url)
     table = a.load(gid)
@@ -179,7 +180,7 @@ def test_rate_limits_on_a_cluster_count_together_in_the_queues_redis(cluster, re
 
     monkeypatch.setenv("REFEREE_MOVE_RATE", "3/minute")
     monkeypatch.setenv("REFEREE_AUTH_FAIL_RATE", "2/minute")
-    one, two = (create_app(GameService(open_store(cluster.url), RQQueue(redis_url))).test_client()
+    one, two = (create_app(assemble(open_store(cluster.url), RQQueue(redis_url))).test_client()
                 for _ in range(2))
     limits_count_together(one, two, "cluster-limits")
     assert redis.Redis.from_url(redis_url).keys("referee-limits:*")  # counted in the queue's Redis

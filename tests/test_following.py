@@ -22,8 +22,8 @@ import pytest
 from referee import follow
 from referee.api import create_app
 from referee.queue import InlineQueue
-from referee.service import GameService
 from referee.store import open_store
+from referee.system import assemble
 from tests.conftest import repo_root
 from tests.helpers import Game
 
@@ -33,7 +33,7 @@ FAST = 0.05
 
 def instance(url: str, **waiters):
     """One API instance over the store at ``url``: its own service, cache and waiters."""
-    app = create_app(GameService(open_store(url), InlineQueue()))
+    app = create_app(assemble(open_store(url), InlineQueue()))
     app.testing = True
     app.extensions["referee-waiters"] = follow.Waiters(**{"places": 16, "poll": FAST, **waiters})
     return app
@@ -102,9 +102,9 @@ def test_a_move_made_by_another_process_wakes_the_waiter(tmp_path):
     poll.start()
     _waiting(waiter, 1)
     script = ("import json, sys\n"
-              "from referee.queue import InlineQueue\nfrom referee.service import GameService\n"
+              "from referee.queue import InlineQueue\nfrom referee.system import assemble\n"
               "from referee.store import open_store\n"
-              "svc = GameService(open_store(sys.argv[1]), InlineQueue())\n"
+              "svc = assemble(open_store(sys.argv[1]), InlineQueue())\n"
               "who = svc.caller(sys.argv[2], sys.argv[3])\n"
               "print(json.dumps(svc.submit(sys.argv[2], who, {'move': json.loads(sys.argv[4])})['version']))\n")
     env = {**os.environ, "PYTHONPATH": str(repo_root())}

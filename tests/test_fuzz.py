@@ -41,11 +41,11 @@ ANSWERS = {201, 400, 401, 403, 409, 422}
 def sqlite_app(tmp_path_factory):
     from referee.api import create_app
     from referee.queue import InlineQueue
-    from referee.service import GameService
     from referee.store import open_store
+    from referee.system import assemble
 
     path = tmp_path_factory.mktemp("fuzz") / "fuzz.db"
-    return create_app(GameService(open_store(f"sqlite:///{path}"), InlineQueue()))
+    return create_app(assemble(open_store(f"sqlite:///{path}"), InlineQueue()))
 
 
 @pytest.mark.parametrize("game,players", GAMES)

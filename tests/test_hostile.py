@@ -62,9 +62,9 @@ def test_fifty_retries_of_one_move_all_get_its_first_answer(client, service, kod
 
 def test_retries_through_two_services_on_one_store_get_the_first_answer(store, kod, service):
     from referee.queue import InlineQueue
-    from referee.service import GameService
+    from referee.system import assemble
 
-    other = GameService(store, InlineQueue())
+    other = assemble(store, InlineQueue())
     seat = kod.summary()["to_act"][0]
     move = kod.legal(seat)[0]
     answers = race(service, kod, seat, move, "two-processes", 30, services=[service, other])
@@ -201,7 +201,8 @@ def test_while_redis_is_down_the_api_answers_503_and_recovers(tmp_path):
     a 503 problem+json with Retry-After (never a 500), /healthz says so, and once
     Redis is back the game goes on by itself."""
     from referee.api import create_app
-    from referee.config import Config, build_service
+    from referee.config import Config
+    from referee.system import build as build_service
     from tests.conftest import RedisServer
 
     server = RedisServer(tmp_path)
@@ -301,12 +302,12 @@ def test_limits_count_together_across_processes_on_redis(monkeypatch, redis_url)
     make the other refuse that address too, and a token's moves count in both."""
     from referee.api import create_app
     from referee.queue import InlineQueue
-    from referee.service import GameService
     from referee.store import open_store
+    from referee.system import assemble
 
     monkeypatch.setenv("REFEREE_MOVE_RATE", "3/minute")
     monkeypatch.setenv("REFEREE_AUTH_FAIL_RATE", "2/minute")
-    one, two = (create_app(GameService(open_store(redis_url), InlineQueue())).test_client() for _ in range(2))
+    one, two = (create_app(assemble(open_store(redis_url), InlineQueue())).test_client() for _ in range(2))
     limits_count_together(one, two, "limits4")
 
 
@@ -319,11 +320,11 @@ def test_limits_on_redis_count_on_after_redis_drops_every_connection(monkeypatch
 
     from referee.api import create_app
     from referee.queue import InlineQueue
-    from referee.service import GameService
     from referee.store import open_store
+    from referee.system import assemble
 
     monkeypatch.setenv("REFEREE_MOVE_RATE", "3/minute")
-    client = create_app(GameService(open_store(redis_url), InlineQueue())).test_client()
+    client = create_app(assemble(open_store(redis_url), InlineQueue())).test_client()
     g = Game(client, "castle-danger", 2, {"seed": "limits5"})
     seat = g.summary()["to_act"][0]
     assert g.post(seat, {"text": "c1-b1"}).status_code == 201
@@ -386,11 +387,11 @@ def test_on_redis_a_kept_move_is_counted_by_its_append_once(monkeypatch, redis_u
 
     from referee.api import create_app
     from referee.queue import InlineQueue
-    from referee.service import GameService
     from referee.store import open_store
+    from referee.system import assemble
 
     monkeypatch.setenv("REFEREE_MOVE_RATE", "4/minute")
-    one, two = (create_app(GameService(open_store(redis_url), InlineQueue())) for _ in range(2))
+    one, two = (create_app(assemble(open_store(redis_url), InlineQueue())) for _ in range(2))
     g = Game(one.test_client(), "castle-danger", 2, {"seed": "limits8"})
     seat = g.summary()["to_act"][0]
     assert g.post(seat, {"text": "c1-b1"}).status_code == 201  # one keeps the record

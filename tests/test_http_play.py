@@ -29,10 +29,10 @@ CONFIGS = [
 def sqlite_client(tmp_path):
     from referee.api import create_app
     from referee.queue import InlineQueue
-    from referee.service import GameService
     from referee.store import open_store
+    from referee.system import assemble
 
-    app = create_app(GameService(open_store(f"sqlite:///{tmp_path}/play.db"), InlineQueue()))
+    app = create_app(assemble(open_store(f"sqlite:///{tmp_path}/play.db"), InlineQueue()))
     return app.test_client()
 
 

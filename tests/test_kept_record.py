@@ -8,14 +8,14 @@ import pytest
 
 from referee.api import create_app
 from referee.events import GENESIS, Draft, chain
-from referee.service import GameService
 from referee.store import Conflict, GameRecord, open_store
+from referee.system import assemble
 from tests.helpers import Game
 
 
 def two_processes(store_url):
-    a = create_app(GameService(open_store(store_url))).test_client()
-    b = create_app(GameService(open_store(store_url))).test_client()
+    a = create_app(assemble(open_store(store_url))).test_client()
+    b = create_app(assemble(open_store(store_url))).test_client()
     return a, b
 
 
@@ -103,7 +103,7 @@ def test_a_move_is_judged_on_the_game_as_it_is_not_as_kept(store_url):
     assert r.status_code != 201, r.json
     assert g.summary()["version"] == before
     # a process that never kept the record refuses it the same way
-    fresh = create_app(GameService(open_store(store_url))).test_client()
+    fresh = create_app(assemble(open_store(store_url))).test_client()
     plain = fresh.post(f"/v1/games/{g.id}/moves", json={"move": stale}, headers=g.auth(seat))
     assert (r.status_code, r.json["code"]) == (plain.status_code, plain.json["code"]), (r.json, plain.json)
 
@@ -111,7 +111,7 @@ def test_a_move_is_judged_on_the_game_as_it_is_not_as_kept(store_url):
 def test_a_kept_record_spares_the_read(store_url, monkeypatch):
     """Once a process has kept a game's record, its moves read none before the
     append (the read this saves is what the copy is for)."""
-    app = create_app(GameService(open_store(store_url)))
+    app = create_app(assemble(open_store(store_url)))
     c = app.test_client()
     g = Game(c, "castle-danger", ["Ann", "Bob"])
     move_on(g, c)
@@ -173,7 +173,7 @@ def test_two_processes_judge_every_move_as_a_fresh_read_would(store_url, game, p
     from referee.service import Caller
 
     apps = two_processes(store_url)
-    judge = GameService(open_store(store_url))  # reads afresh: forget() before each look
+    judge = assemble(open_store(store_url))  # reads afresh: forget() before each look
     rnd = random.Random(seed)
     g = Game(apps[0], game, players, {"seed": f"kept-{seed}"})
     seen: list[tuple[int, dict]] = []

@@ -20,11 +20,11 @@ GAME_SCHEMA = {"king-of-danger": "KingOfDangerMove", "castle-danger": "CastleDan
 @pytest.fixture(scope="module")
 def spec(tmp_path_factory):
     from referee.api import create_app
-    from referee.service import GameService
     from referee.store.sqlite import SqliteStore
+    from referee.system import assemble
 
     store = SqliteStore(str(tmp_path_factory.mktemp("spec") / "spec.db"))
-    return create_app(GameService(store)).test_client().get("/openapi.json").json
+    return create_app(assemble(store)).test_client().get("/openapi.json").json
 
 
 def refs(node) -> set[str]:

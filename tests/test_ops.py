@@ -182,7 +182,8 @@ def test_every_referee_job_is_one_json_line(served):
 
 @pytest.fixture
 def stored_game(tmp_path):
-    from referee.config import Config, build_service
+    from referee.config import Config
+    from referee.system import build as build_service
 
     url = f"sqlite:///{tmp_path}/cli.db"
     svc = build_service(Config.load(url))
@@ -203,7 +204,8 @@ def test_a_closed_pipe_is_no_traceback(tmp_path):
     import random
 
     from referee.api import create_app
-    from referee.config import Config, build_service
+    from referee.config import Config
+    from referee.system import build as build_service
     from tests.helpers import Game
 
     url = f"sqlite:///{tmp_path}/long.db"

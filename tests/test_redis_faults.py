@@ -165,7 +165,8 @@ def test_redis_killed_under_load_loses_no_acknowledged_move(tmp_path):
 
 
 def test_a_worker_outlives_a_redis_restart_and_resumes(tmp_path):
-    from referee.config import Config, build_service
+    from referee.config import Config
+    from referee.system import build as build_service
 
     store = DurableRedis(tmp_path)
     env = {**os.environ, "REFEREE_STORE": store.url}
@@ -270,12 +271,12 @@ def test_a_move_whose_answer_is_lost_is_made_once(redis_url):
     once and its client gets 201, not a second copy of the move or a 409."""
     from referee.api import create_app
     from referee.queue import InlineQueue
-    from referee.service import GameService
     from referee.store import open_store
+    from referee.system import assemble
     from tests.helpers import Game
 
     proxy = LosingProxy(redis_url)
-    client = create_app(GameService(open_store(proxy.url), InlineQueue())).test_client()
+    client = create_app(assemble(open_store(proxy.url), InlineQueue())).test_client()
     g = Game(client, "castle-danger", 2, {"seed": "lost2"})
     seat = g.summary()["to_act"][0]
     assert g.post(seat, {"text": "c1-b1"}).status_code == 201  # the record kept: next, one round trip

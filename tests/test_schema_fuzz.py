@@ -25,8 +25,9 @@ from schemathesis.checks import (
 from referee import follow
 from referee.api import create_app
 from referee.games.base import ADMIN
-from referee.service import Caller, GameService
+from referee.service import Caller
 from referee.store.sqlite import SqliteStore
+from referee.system import assemble
 
 CHECKS = [not_a_server_error, status_code_conformance, content_type_conformance,
           response_schema_conformance]
@@ -40,7 +41,7 @@ LIVE = [("king-of-danger", ["Ann", "Bob", "Cy"]), ("castle-danger", ["Ann", "Bob
 
 def build():
     folder = tempfile.mkdtemp(prefix="referee-fuzz-")
-    service = GameService(SqliteStore(f"/{folder}/fuzz.db"))
+    service = assemble(SqliteStore(f"/{folder}/fuzz.db"))
     os.environ.setdefault("REFEREE_MOVE_RATE", "100000/minute")  # the fuzzer is no flood
     os.environ.setdefault("REFEREE_AUTH_FAIL_RATE", "100000/minute")
     os.environ.setdefault("REFEREE_AUDIT_RATE", "100000/minute")

@@ -42,11 +42,11 @@ def test_the_old_token_is_refused_by_another_process(store_url, tmp_path):
     seat refuses the old token too (a view reads the record from the store; moves,
     which may check a kept copy, are tested in tests/test_kept_record.py)."""
     from referee.api import create_app
-    from referee.service import GameService
     from referee.store import open_store
+    from referee.system import assemble
 
-    a = create_app(GameService(open_store(store_url))).test_client()
-    b = create_app(GameService(open_store(store_url))).test_client()
+    a = create_app(assemble(open_store(store_url))).test_client()
+    b = create_app(assemble(open_store(store_url))).test_client()
     g = Game(a, "king-of-danger", 2)
     assert b.get(f"/v1/games/{g.id}/view", headers=g.auth(0)).status_code == 200
     r = _replace(g, 0, {"name": "Dee"})

@@ -10,8 +10,8 @@ import pytest
 
 from referee.events import GENESIS, Draft, chain
 from referee.queue import InlineQueue
-from referee.service import GameService
 from referee.store import Conflict, DuplicateRequest, GameRecord, Snapshot, open_store
+from referee.system import assemble
 
 
 def new_game(store, gid="g1"):
@@ -124,8 +124,8 @@ def test_concurrent_submissions_through_two_services(store_url):
     from referee.games.base import RefereeError
     from referee.service import Caller
 
-    a = GameService(open_store(store_url), InlineQueue())
-    b = GameService(open_store(store_url), InlineQueue())
+    a = assemble(open_store(store_url), InlineQueue())
+    b = assemble(open_store(store_url), InlineQueue())
     created = a.create("king-of-danger", ["p0", "p1", "p2"], {"seed": "race"})
     gid = created["id"]
     outcomes = []

@@ -254,11 +254,11 @@ def test_an_admin_caller_cannot_force_an_early_timeout(client, service):
 def test_a_timer_a_crash_left_out_of_the_redis_index_is_put_back(redis_url):
     from referee.api import create_app
     from referee.queue import InlineQueue
-    from referee.service import GameService
     from referee.store import open_store
     from referee.store.redis import TIMER_KEYS
+    from referee.system import assemble
 
-    service = GameService(open_store(redis_url), InlineQueue())
+    service = assemble(open_store(redis_url), InlineQueue())
     client = create_app(service).test_client()
     with freeze_time(T0):
         g = cd_game(client, "forfeit")

@@ -34,11 +34,11 @@ def site(tmp_path_factory):
 
     from referee.api import create_app
     from referee.queue import InlineQueue
-    from referee.service import GameService
     from referee.store import open_store
+    from referee.system import assemble
 
     db = tmp_path_factory.mktemp("watch") / "games.db"
-    app = create_app(GameService(open_store(f"sqlite:///{db}"), InlineQueue()))
+    app = create_app(assemble(open_store(f"sqlite:///{db}"), InlineQueue()))
     from referee import follow
 
     # Pages left behind keep their long poll held (up to 25 s) on the server:

@@ -16,8 +16,9 @@ import pytest
 
 from referee.games.base import ADMIN, RefereeError
 from referee.queue import InlineQueue, RQQueue
-from referee.service import Caller, GameService
+from referee.service import Caller
 from referee.store import open_store
+from referee.system import assemble
 
 
 def worker(store: str, queue: str, burst: bool = True, **kw) -> subprocess.Popen:
@@ -77,7 +78,7 @@ def wait_gone(pid: int) -> None:
 
 @pytest.fixture
 def rq_service(redis_url):
-    return GameService(open_store(redis_url), RQQueue(redis_url)), redis_url
+    return assemble(open_store(redis_url), RQQueue(redis_url)), redis_url
 
 
 def test_a_game_settles_on_a_real_worker(rq_service):
@@ -117,7 +118,7 @@ def test_a_worker_killed_mid_job_loses_nothing_and_writes_nothing_twice(redis_ur
     the job blocks on its append; the worker is killed -9 right there; the lock is
     released; a new worker finds the game still settling and finishes the step."""
     store = f"sqlite:///{tmp_path}/kill.db"
-    svc = GameService(open_store(store), RQQueue(redis_url))
+    svc = assemble(open_store(store), RQQueue(redis_url))
     gid = svc.create("king-of-danger", ["a", "b"], {"seed": "w3"})["id"]
     assert svc.summary(gid)["status"] == "settling"
 
@@ -162,10 +163,10 @@ def test_a_lost_inline_step_is_done_on_the_next_read(store_url):
         def enqueue_settle(self, *a, **kw):
             pass
 
-    dead = GameService(open_store(store_url), Dropped())
+    dead = assemble(open_store(store_url), Dropped())
     gid = dead.create("king-of-danger", ["a", "b"], {"seed": "w4"})["id"]
     assert dead.summary(gid)["status"] == "settling"
-    alive = GameService(open_store(store_url), InlineQueue())
+    alive = assemble(open_store(store_url), InlineQueue())
     s = alive.summary(gid)
     assert alive.summary(gid)["status"] == "active", s
     assert types(alive, gid) == ["game-created", "hand-dealt"]
@@ -179,9 +180,9 @@ def test_a_lost_inline_step_is_done_before_the_next_move(store_url):
         def enqueue_settle(self, *a, **kw):
             pass
 
-    dead = GameService(open_store(store_url), Dropped())
+    dead = assemble(open_store(store_url), Dropped())
     gid = dead.create("king-of-danger", ["a", "b"], {"seed": "w5"})["id"]
-    alive = GameService(open_store(store_url), InlineQueue())
+    alive = assemble(open_store(store_url), InlineQueue())
     answer = alive.submit(gid, Caller(1), {"move": {"type": "resign"}})
     assert answer["version"] == 3
     assert types(alive, gid)[:3] == ["game-created", "hand-dealt", "resigned"]

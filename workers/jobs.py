@@ -10,9 +10,9 @@ def service():
     """The service of this worker process, configured from REFEREE_STORE/REFEREE_QUEUE."""
     global _service
     if _service is None:
-        from referee.config import build_service
+        from referee import system
 
-        _service = build_service()
+        _service = system.build()
     return _service
 
 
@@ -25,24 +25,24 @@ def settle(game_id: str) -> int:
     return line["appended"]
 
 
-def notices(game_id: str) -> int:
-    """Write the notices the game's log makes due into the outbox."""
-    from referee import logs
-    from referee.mail import outbox
-
-    with logs.job("notices", game_id, mode="rq") as line:
-        line["queued"] = len(outbox.sweep(service(), game_id))
-    return line["queued"]
-
-
-def tick(game_id: str) -> dict:
-    """Fire a game's due reminder or timeout (referee/timeouts.py)."""
-    from referee import logs, timeouts
+def run(kind: str, game_id: str):
+    """A reaction's job of ``kind`` (registered in referee/system.py) for a game."""
+    from referee import queue
 
     svc = service()
+    k = svc.queue.kind(kind)
     try:
-        with logs.job("tick", game_id, mode="rq") as line:
-            line.update(timeouts.tick(svc, game_id))
-    finally:  # the keeper may queue this game's next tick at once
-        svc.queue.redis.delete(f"{{g:{game_id}}}:tick")
+        line = queue.run_job(k, svc, game_id, "rq")
+    finally:  # one waiting job at a time per game: the next may be queued now
+        if k.once_within is not None:
+            svc.queue.redis.delete(queue.once_key(kind, game_id))
     return line
+
+
+# Jobs queued by name before reactions had kinds: run as the kinds they are now.
+def notices(game_id: str):
+    return run("notices", game_id)
+
+
+def tick(game_id: str):
+    return run("tick", game_id)

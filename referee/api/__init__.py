@@ -41,7 +41,7 @@ class RefereeFlask(Flask):
 
 
 def create_app(service=None, config=None) -> Flask:
-    from referee.config import build_service
+    from referee.system import build as build_service
 
     app = RefereeFlask("referee")
     app.config.update(

@@ -12,7 +12,9 @@ import schemas as s
 from referee import metrics
 from referee.api import bodies
 from referee.api.openapi import refusals
-from referee.service import Caller, GameService, Unauthenticated
+from referee.caller import Caller
+from referee.errors import Unauthenticated
+from referee.service import GameService
 
 blp = Blueprint("games", __name__, url_prefix="/v1",
                 description="Create games, submit moves, read views and logs, audit exports")

@@ -12,14 +12,18 @@ Two kinds:
 * ``basic``: a short strategy per game, one module per game in this package
   (``referee/bots/<game>.py``, each a ``choose(view, legal, rng)`` function).
 
-The one call other layers use (the clock's ``on_timeout: autoplay`` included)::
+The one call the table makes, for a bot's seat and for a timed-out seat owed a
+move (the clock's ``on_timeout: autoplay``), once referee/system.py has handed
+this module to it (``referee.table.use_bots``)::
 
-    referee.bots.choose(kind, table, seat, rng) -> move dict
+    choose(kind, table, seat, rng) -> move dict
 """
 
 from __future__ import annotations
 
 import importlib
+
+from referee.errors import MalformedMove
 
 KINDS = ("random", "basic")
 
@@ -32,23 +36,12 @@ _MODULES = {
 
 
 def check_bot(value, field: str) -> str | None:
-    """A player's ``bot`` key at creation (see referee/mail/contacts.py)."""
-    from referee.games.base import MalformedMove
-
+    """A player's ``bot`` key at creation (registered with referee/entries.py)."""
     if value is None:
         return None
     if value not in KINDS:
         raise MalformedMove(f"bot must be one of {', '.join(KINDS)}", field=field)
     return value
-
-
-def _register() -> None:
-    from referee.mail import contacts
-
-    contacts.PLAYER_FIELDS.setdefault("bot", check_bot)
-
-
-_register()
 
 
 class NoMove(Exception):

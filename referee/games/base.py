@@ -28,62 +28,20 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
+from referee.errors import (  # noqa: F401 - engines import the refusals from here
+    BadOptions,
+    GameOver,
+    IllegalMove,
+    MalformedMove,
+    NotYourTurn,
+    RefereeError,
+)
 from referee.events import Draft, Event
 
 ADMIN = "admin"  # a viewer who sees everything (the admin token, an export)
 SPECTATOR = None  # a viewer with no seat: sees what an onlooker at the table sees
 
 Viewer = int | str | None
-
-
-class RefereeError(Exception):
-    """A refusal the client caused; carries what the problem+json answer says."""
-
-    code = "malformed"
-    status = 400
-
-    def __init__(self, detail: str, **extra):
-        super().__init__(detail)
-        self.detail = detail
-        self.extra = extra
-
-
-class MalformedMove(RefereeError):
-    """Not a move of this game at all: unknown type, bad card code, missing field."""
-
-    code, status = "malformed", 400
-
-    def __init__(self, detail: str, field: str = "move", **extra):
-        super().__init__(detail, field=field, **extra)
-
-
-class BadOptions(RefereeError):
-    """Options or players a game cannot be created with."""
-
-    code, status = "malformed", 400
-
-    def __init__(self, detail: str, field: str = "options", **extra):
-        super().__init__(detail, field=field, **extra)
-
-
-class IllegalMove(RefereeError):
-    """A well-formed move the rules do not allow now. ``rule`` is a short slug
-    naming the rule broken (``follow-suit``, ``no-moves-left``...), documented in
-    the game's docs page."""
-
-    code, status = "illegal-move", 422
-
-    def __init__(self, rule: str, detail: str, **extra):
-        super().__init__(detail, rule=rule, **extra)
-        self.rule = rule
-
-
-class NotYourTurn(RefereeError):
-    code, status = "not-your-turn", 403
-
-
-class GameOver(RefereeError):
-    code, status = "game-over", 409
 
 
 @dataclass(kw_only=True)

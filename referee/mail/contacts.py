@@ -6,10 +6,9 @@ Only the name goes into the game's log; the contacts are kept beside the game's
 record (never in the log, its export or any event), shown only to the admin and
 to that seat, and the admin may change them.
 
-``parse_players`` is the one place player entries are read: other features that
-add a key to a player object (a bot, say) register it in ``PLAYER_FIELDS`` with
-a checker and read it from the returned entries, so every key is checked once
-and an unknown key is refused by name.
+The keys ``email`` and ``webhook`` of a player entry are checked here and kept
+here (``keep``); both are registered with referee/entries.py, which reads every
+entry, where the referee is put together (referee/system.py).
 """
 
 from __future__ import annotations
@@ -19,10 +18,10 @@ import os
 import re
 import secrets
 import socket
-from collections.abc import Callable
 from urllib.parse import urlsplit
 
-from referee.games.base import MalformedMove
+from referee.errors import Forbidden, MalformedMove
+from referee.games.base import ADMIN
 
 # A plain address check, not RFC 5322 in full: one @, no spaces or angle brackets,
 # a dotted domain. Whether the address exists only the mail system can tell.
@@ -81,42 +80,6 @@ def check_webhook(value, field: str) -> str | None:
     return value
 
 
-# key -> checker(value, field) returning the value to keep. Other features add
-# theirs here (e.g. PLAYER_FIELDS["bot"] = check_bot) at import time.
-PLAYER_FIELDS: dict[str, Callable] = {"email": check_email, "webhook": check_webhook}
-
-
-def parse_player(entry, index: int) -> dict:
-    """One player entry as ``{"name": ..., <registered key>: value, ...}``."""
-    where = f"players[{index}]"
-    if isinstance(entry, str):
-        entry = {"name": entry}
-    if not isinstance(entry, dict):
-        raise MalformedMove("a player is a name or an object {name, email, webhook}", field=where)
-    name = entry.get("name")
-    if not isinstance(name, str) or not 1 <= len(name) <= 100:
-        raise MalformedMove("a player's name is a string of 1 to 100 characters", field=f"{where}.name")
-    out = {"name": name}
-    for key, value in entry.items():
-        if key == "name":
-            continue
-        checker = PLAYER_FIELDS.get(key)
-        if checker is None:
-            raise MalformedMove(f"unknown player field {key!r}; a player may have "
-                                f"{', '.join(['name', *PLAYER_FIELDS])}", field=f"{where}.{key}")
-        checked = checker(value, f"{where}.{key}")
-        if checked is not None:
-            out[key] = checked
-    return out
-
-
-def parse_players(players) -> list[dict]:
-    """Every player entry checked: a list of ``{"name", ...}`` in seat order."""
-    if not isinstance(players, list) or not 1 <= len(players) <= 16:
-        raise MalformedMove("players must be a list of 1 to 16 names or objects", field="players")
-    return [parse_player(p, i) for i, p in enumerate(players)]
-
-
 def new_webhook_secret() -> str:
     """A Standard Webhooks secret: ``whsec_`` and base64 of 24 random bytes."""
     import base64
@@ -139,6 +102,24 @@ def contacts_of(entries: list[dict]) -> tuple[dict[str, dict], dict[int, str]]:
     return kept, secrets_once
 
 
+def keep(entries: list[dict], asked: dict) -> tuple[dict, dict[int, dict], dict]:
+    """What a new game keeps of its seats' contacts and of its spectators' webhook
+    (``asked["spectators"]``), for referee/entries.py: the record's private part
+    (``contacts``, ``spectators``), each seat's answer fields (its contacts, and its
+    webhook secret shown this once), and the answer's own (the spectators' secret)."""
+    watchers = parse_spectators(asked.get("spectators"))
+    kept, secrets_once = contacts_of(entries)
+    seats = {}
+    for seat, entry in enumerate(entries):
+        shown = {k: entry[k] for k in CONTACT_KEYS if k in entry}
+        if seat in secrets_once:
+            shown["webhook_secret"] = secrets_once[seat]
+        if shown:
+            seats[seat] = shown
+    extra = ({"contacts": kept} if kept else {}) | ({"spectators": watchers} if watchers else {})
+    return extra, seats, ({"spectators": watchers} if watchers else {})
+
+
 def public_contact(contact: dict | None) -> dict:
     """A contact as shown to the admin or its seat: the secret is shown only once."""
     contact = contact or {}
@@ -146,16 +127,12 @@ def public_contact(contact: dict | None) -> dict:
 
 
 def _owns(caller) -> bool:
-    from referee.games.base import ADMIN
-
     return caller.viewer == ADMIN
 
 
 def contacts(service, game_id: str, caller) -> dict:
     """The contacts a caller may see: every seat's for the admin, its own for a
     seat; a spectator none (refused)."""
-    from referee.service import Forbidden
-
     rec = caller.record if caller.record is not None and caller.record.id == game_id else service.record(game_id)
     kept = rec.extra.get("contacts", {})
     if _owns(caller):
@@ -174,8 +151,6 @@ def contacts(service, game_id: str, caller) -> dict:
 def change(service, game_id: str, caller, seat, body: dict) -> dict:
     """The admin changes one seat's contacts: keys given replace, null clears, keys
     left out stay. A new webhook URL gets a new secret, shown in this answer once."""
-    from referee.service import Forbidden
-
     if not _owns(caller):
         raise Forbidden("only the admin token may change a seat's contacts")
     if not isinstance(body, dict):
@@ -241,8 +216,6 @@ def public_spectators(kept: dict | None) -> dict:
 
 def change_spectators(service, game_id: str, caller, body: dict) -> dict:
     """The admin sets (a new secret, shown once) or clears (null) the spectators' webhook."""
-    from referee.service import Forbidden
-
     if not _owns(caller):
         raise Forbidden("only the admin token may change the spectators' webhook")
     if not isinstance(body, dict) or set(body) - {"webhook"} or "webhook" not in body:

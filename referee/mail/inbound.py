@@ -51,7 +51,7 @@ def seat_of(service, got: dict):
 
         return sending.caller_by_reply_key(service, got["game"], got["seat"], got["key"])
     if got["token"] is None:
-        from referee.service import Unauthenticated
+        from referee.errors import Unauthenticated
 
         raise Unauthenticated("reply to a notice (its reply address names your seat), "
                               "or give your seat's token on a line 'token: …'")

@@ -21,8 +21,12 @@ import sqlite3
 import threading
 import time
 
+from referee.appended import Appended
+from referee.caller import Caller
+from referee.errors import Forbidden, MalformedMove
 from referee.events import Event
-from referee.games.base import MalformedMove
+from referee.games.base import ADMIN
+from referee.queue import JobKind
 
 REASONS = ("start", "turn", "trick", "hand", "game-over", "reminder", "timeout",
            # answers to a mail (referee/mail/inbound.py)
@@ -55,6 +59,27 @@ def has_channel(extra: dict) -> bool:
     """Whether a game's record names anyone to tell: a seat's contact or the
     spectators' webhook (games without one are never swept)."""
     return bool(extra.get("contacts") or extra.get("spectators"))
+
+
+# ---- following the games ----------------------------------------------------------------
+# Appends that tell nobody anything: an admin's clock change or a seat handed over
+# (the seat's next notice comes with the next move).
+QUIET = ("seat-replaced", "clock-changed")
+
+
+def follow(service):
+    """The reaction that follows ``service``'s appends (subscribed in
+    referee/system.py): once the game is at rest after something a seat may hear
+    of, queue the sweep that writes its notices (``NOTICES``), only for games with
+    a contact to tell. What was missed (a process killed before) is found by the
+    sender's start-up sweep (``sweep_all``)."""
+
+    def notices(appended: Appended) -> None:
+        if (appended.at_rest and set(appended.types) - set(QUIET)
+                and has_channel(appended.record.extra)):
+            service.queue.enqueue(NOTICES.name, appended.game_id)
+
+    return notices
 
 
 def notice_id(game_id: str, seat: int, version: int, reason: str) -> str:
@@ -218,8 +243,6 @@ def outbox_of(service):
 
 def compose(service, game_id: str, seat: int, reason: str, note: str | None = None) -> dict:
     """A notice's content for ``seat``, from what that seat may see only."""
-    from referee.service import Caller
-
     box = outbox_of(service)
     who = Caller(None if seat == SPECTATORS else seat)  # the spectators see what an onlooker sees
     rec = service.record(game_id)
@@ -351,9 +374,6 @@ def sweep_all(service, days: int = 30) -> int:
 
 def listing(service, game_id: str, caller) -> dict:
     """The game's notices and their delivery state, for the admin."""
-    from referee.games.base import ADMIN
-    from referee.service import Forbidden
-
     if caller.viewer != ADMIN:
         raise Forbidden("only the admin token may list a game's notices")
     return {"id": game_id, "notices": [
@@ -367,3 +387,8 @@ def _iso(t: float) -> str:
     import datetime
 
     return datetime.datetime.fromtimestamp(t, datetime.UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+# The notices' job: the sweep, which writes what the log makes due into the outbox
+# (the notices' ids make a job run twice harmless; the sender sends them).
+NOTICES = JobKind("notices", lambda service, game_id: {"queued": len(sweep(service, game_id))})

@@ -64,7 +64,8 @@ def reply_key(service, game_id: str, seat: int) -> str:
 def caller_by_reply_key(service, game_id: str, seat: int, key: str):
     """The seat a reply address names, if its key is right; else 401 (a forged or
     outdated address: the seat was handed to someone else)."""
-    from referee.service import Caller, Unauthenticated
+    from referee.caller import Caller
+    from referee.errors import Unauthenticated
 
     rec = service.record(game_id)
     if not 0 <= seat < len(rec.players) or not hmac.compare_digest(reply_key(service, game_id, seat), key):

@@ -18,7 +18,7 @@ import threading
 import redis
 
 from referee.events import Event
-from referee.store import KEEP, Conflict, DuplicateRequest, GameRecord, Snapshot, Store
+from referee.store.base import KEEP, Conflict, DuplicateRequest, GameRecord, Snapshot, Store
 
 OLD_INDEX = "referee:games"  # before 0.2.0: every game id, scored by creation time
 # The listing: sorted sets, every member scored 0 so they sort by their text

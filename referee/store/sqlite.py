@@ -31,7 +31,7 @@ import threading
 from contextlib import contextmanager
 
 from referee.events import Event
-from referee.store import KEEP, Conflict, DuplicateRequest, GameRecord, Snapshot, Store
+from referee.store.base import KEEP, Conflict, DuplicateRequest, GameRecord, Snapshot, Store
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS games (

@@ -24,10 +24,11 @@ from marshmallow import Schema, fields, validate
 from referee.api import bodies
 from referee.api.openapi import refusals
 from referee.api.routes import AUTH, caller, service
+from referee.caller import Caller
+from referee.errors import NoSuchGame
 from referee.events import Event
 from referee.games import engine as engine_by_name
 from referee.games.base import RefereeError
-from referee.service import Caller, NoSuchGame
 from referee.web import cors, pictures
 
 pictures_blp = Blueprint("watching", __name__, url_prefix="/v1",

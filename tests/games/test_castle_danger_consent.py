@@ -293,11 +293,11 @@ def test_refusals_change_nothing():
 def test_refusals_through_the_api_are_problem_json_and_change_nothing(tmp_path):
     from referee.api import create_app
     from referee.queue import InlineQueue
-    from referee.service import GameService
     from referee.store import open_store
+    from referee.system import assemble
     from tests.helpers import Game
 
-    app = create_app(GameService(open_store(f"sqlite:///{tmp_path}/consent.db"), InlineQueue()))
+    app = create_app(assemble(open_store(f"sqlite:///{tmp_path}/consent.db"), InlineQueue()))
     g = Game(app.test_client(), "castle-danger", ["Ann", "Bob"], {"variant": "hidden-danger"})
     assert g.post(0, {"text": "end"}).status_code == 201
     assert g.post(1, {"text": "end"}).status_code == 201

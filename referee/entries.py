@@ -1,0 +1,83 @@
+"""A seat's entry at a game's creation (and at a seat's replacement).
+
+A player is given as a name (``"Ann"``) or as an object ``{"name": "Ann", ...}``
+whose other keys belong to the features that registered them: contacts
+(``email``, ``webhook``: referee/mail/contacts.py), bots (``bot``:
+referee/bots). ``parse_players`` is the one place entries are read, so every key
+is checked once and an unknown key is refused by name; the features register
+where the referee is put together (referee/system.py), and this module names
+none of them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from referee.errors import MalformedMove
+
+# key -> checker(value, field) returning the value to keep (None: keep nothing).
+# Each feature that reads a key of a player entry registers it (``register``)
+# where the referee is put together (referee/system.py): contacts' ``email`` and
+# ``webhook``, bots' ``bot``.
+PLAYER_FIELDS: dict[str, Callable] = {}
+# What a new game keeps of its entries beyond their names (see ``keep``).
+KEEPERS: dict[str, Callable] = {}
+
+
+def register(key: str, checker: Callable) -> None:
+    """Let player entries carry ``key``, checked by ``checker(value, field)``."""
+    PLAYER_FIELDS.setdefault(key, checker)
+
+
+def register_keeper(name: str, keeper: Callable) -> None:
+    """``keeper(entries, asked) -> (record_extra, {seat: answer fields}, answer
+    fields)``: what a new game keeps privately beside its record and shows in the
+    creation's answer, from the checked entries and what else creation was asked
+    (``asked``: e.g. ``spectators``)."""
+    KEEPERS.setdefault(name, keeper)
+
+
+def keep(entries: list[dict], asked: dict) -> tuple[dict, dict[int, dict], dict]:
+    """Every keeper's part, merged: the record's extra, each seat's answer fields,
+    the answer's own fields."""
+    extra: dict = {}
+    seats: dict[int, dict] = {}
+    answer: dict = {}
+    for keeper in KEEPERS.values():
+        e, s, a = keeper(entries, asked)
+        extra |= e
+        answer |= a
+        for seat, shown in s.items():
+            seats.setdefault(seat, {}).update(shown)
+    return extra, seats, answer
+
+
+def parse_player(entry, index: int) -> dict:
+    """One player entry as ``{"name": ..., <registered key>: value, ...}``."""
+    where = f"players[{index}]"
+    if isinstance(entry, str):
+        entry = {"name": entry}
+    if not isinstance(entry, dict):
+        raise MalformedMove("a player is a name or an object {name, email, webhook}", field=where)
+    name = entry.get("name")
+    if not isinstance(name, str) or not 1 <= len(name) <= 100:
+        raise MalformedMove("a player's name is a string of 1 to 100 characters", field=f"{where}.name")
+    out = {"name": name}
+    for key, value in entry.items():
+        if key == "name":
+            continue
+        checker = PLAYER_FIELDS.get(key)
+        if checker is None:
+            raise MalformedMove(f"unknown player field {key!r}; a player may have "
+                                f"{', '.join(['name', *PLAYER_FIELDS])}", field=f"{where}.{key}")
+        checked = checker(value, f"{where}.{key}")
+        if checked is not None:
+            out[key] = checked
+    return out
+
+
+def parse_players(players) -> list[dict]:
+    """Every player entry checked: a list of ``{"name", ...}`` in seat order."""
+    if not isinstance(players, list) or not 1 <= len(players) <= 16:
+        raise MalformedMove("players must be a list of 1 to 16 names or objects", field="players")
+    return [parse_player(p, i) for i, p in enumerate(players)]

@@ -1,0 +1,79 @@
+"""Creating a game: its seats and their tokens, its first event, its record."""
+
+from __future__ import annotations
+
+import secrets
+
+from referee import clock as clockmod
+from referee import entries as entriesmod
+from referee.appended import Appended
+from referee.caller import new_token, token_hash
+from referee.errors import MalformedMove
+from referee.games.base import ADMIN
+from referee.service.shared import DECK_OPTIONS
+from referee.store.base import GameRecord
+from referee.table import Table
+
+
+def seed_text(seed) -> str | None:
+    """The ``seed`` option as the text the shuffles hash: a string as given, an
+    integer in decimal (``11`` deals exactly as ``"11"``). None when not given."""
+    if seed is None:
+        return None
+    if isinstance(seed, int) and not isinstance(seed, bool) and abs(seed) < 10**100:
+        return str(seed)
+    if isinstance(seed, str) and 0 < len(seed) <= 1000:
+        return seed
+    raise MalformedMove("seed must be a string of 1 to 1000 characters or an integer of at most 100 digits",
+                        field="options.seed")
+
+
+def new_game_id() -> str:
+    return secrets.token_urlsafe(9).replace("-", "x").replace("_", "y")
+
+
+class Creating:
+    """GameService's part that makes new games (see referee/service/__init__.py)."""
+
+    def create(self, game: str, players: list, options: dict | None = None, spectators: dict | None = None) -> dict:
+        # Players are names or objects {name, email, webhook, bot}: only the names
+        # (and which seats are bots) go into the log; what the registered features
+        # keep of the rest (contacts, the spectators' webhook) is kept private
+        # beside the record (referee/entries.py).
+        entries = entriesmod.parse_players(players)
+        players = [e["name"] for e in entries]
+        bots = {i: e["bot"] for i, e in enumerate(entries) if e.get("bot")}
+        extra, shown, shown_once = entriesmod.keep(entries, {"spectators": spectators})
+        if not isinstance(game, str):
+            raise MalformedMove("game must be a string", field="game")
+        if not isinstance(options or {}, dict):
+            raise MalformedMove("options must be an object", field="options")
+        options = dict(options or {})
+        seed = seed_text(options.pop("seed", None))
+        stacked = seed is not None or any(options.get(k) is not None for k in DECK_OPTIONS)
+        seed = seed or secrets.token_hex(32)
+        salt_key = secrets.token_hex(32)
+        game_id = new_game_id()
+        created = Table.created_event(game, game_id, players, options, seed, stacked, salt_key=salt_key,
+                                      bots=bots)
+        table = Table.from_created(created)
+        # A bot seat has no token: the referee alone moves for it.
+        seats = [{"seat": i, "name": n, "bot": bots[i]} if i in bots else
+                 {"seat": i, "name": n, "token": new_token()} for i, n in enumerate(players)]
+        for seat in seats:  # a seat's contacts, and its webhook secret shown this once
+            seat.update(shown.get(seat["seat"], {}))
+        admin = new_token()
+        tokens = {token_hash(s["token"]): s["seat"] for s in seats if "token" in s} | {token_hash(admin): ADMIN}
+        record = GameRecord(game_id, game, created.at, list(players), tokens, seed,
+                            status=table.status, version=1, salt_key=salt_key,
+                            extra=extra)
+        self.store.create(record, created, timer=clockmod.next_timer(table))
+        self._remember(game_id, table)
+        # published before the deal is queued: followers hear the events in their order
+        self.followers.publish(Appended(game_id, (created,), table, record, "created"))
+        self.queue.enqueue_settle(game_id, table.seq)
+        out = {"id": game_id, "game": game, "options": self._public_options(table, ADMIN),
+               "version": 1, "status": table.status, "seats": seats, "admin_token": admin,
+               "seed_commitment": table.seed_commitment}
+        out.update(shown_once)  # the spectators' webhook with its secret, shown this once
+        return out

@@ -1,0 +1,83 @@
+"""The referee's own writes: the steps the rules owe (deal, scoring, bots' moves,
+the seed's reveal), an admin's events (abort, a clock's change, a timeout), and
+healing a game whose step was lost with a killed process."""
+
+from __future__ import annotations
+
+from referee.appended import Appended
+from referee.caller import Caller
+from referee.errors import Forbidden, GameOver, MalformedMove, VersionConflict
+from referee.events import utcnow
+from referee.games.base import ADMIN
+from referee.service.shared import timer_after
+from referee.store.base import Conflict
+
+
+class Steps:
+    """GameService's part that writes what the referee owes (see __init__.py)."""
+
+    def abort(self, game_id: str, caller: Caller, reason: str = "aborted by the organiser") -> dict:
+        if caller.viewer != ADMIN:
+            raise Forbidden("only the admin token may abort a game")
+        if not isinstance(reason, str) or len(reason) > 500:
+            raise MalformedMove("reason must be a string of at most 500 characters", field="reason")
+        done = self.admin_event(game_id, caller, "abort a game",
+                                lambda table, at, key: table.propose_abort(reason, at=at, salt_key=key))
+        self.queue.enqueue_settle(game_id, done["version"])  # the seed's reveal is due
+        return done
+
+    def admin_event(self, game_id: str, caller: Caller, what: str, propose) -> dict:
+        """Append the referee event an admin's tool asks for (``propose(table, at,
+        salt_key)`` returns the proposal), compare-and-set, while the game runs."""
+        if caller.viewer != ADMIN:
+            raise Forbidden(f"only the admin token may {what}")
+        rec = caller.record if caller.record is not None and caller.record.id == game_id else self.record(game_id)
+        with self._lock(game_id):
+            table = self.load(game_id, rec)
+            if table.over:
+                raise GameOver("the game is already over")
+            events, fork = propose(table, utcnow(), rec.salt_secret)
+            try:
+                self.store.append(game_id, table.seq, events, status=fork.status,
+                                  snapshot=self._snapshot(fork, table.seq), timer=timer_after(table, fork))
+            except Conflict as lost:
+                self.forget(game_id)
+                raise VersionConflict("the game moved on; try again", current_version=lost.current) from None
+            table.commit(fork)
+        self.followers.publish(Appended(game_id, tuple(events), fork, rec, "admin"))
+        return {"version": fork.seq, "events": [ev.to_dict() for ev in events]}
+
+    # ---- the referee's own steps ---------------------------------------------------
+
+    def settle(self, game_id: str) -> int:
+        """Run every referee step due now, each appended compare-and-set: a job run
+        twice, retried, or racing another worker appends each step once. Returns how
+        many events this call appended."""
+        written = 0
+        for _ in range(10000):
+            with self._lock(game_id):
+                table = self.load(game_id)
+                if table.due() is None:
+                    return written
+                rec = self.record(game_id)
+                events, fork = table.propose_step(rec.seed, at=utcnow(), salt_key=rec.salt_secret)
+                try:
+                    self.store.append(game_id, table.seq, events, status=fork.status,
+                                      snapshot=self._snapshot(fork, table.seq), timer=timer_after(table, fork))
+                except Conflict:
+                    self.forget(game_id)
+                    continue
+                table.commit(fork)
+                if self._kept_record(game_id) is not None:  # moves here keep it: keep it current
+                    self._moved_on(rec, fork)
+                written += len(events)
+            self.followers.publish(Appended(game_id, tuple(events), fork, rec, "step"))
+        raise RuntimeError(f"game {game_id}: referee steps did not come to rest")
+
+    def sweep(self) -> int:
+        """Enqueue the step of every game left settling (run when a worker starts)."""
+        n = 0
+        for row in self.store.games(status="settling"):  # the settling index, page by page
+            self.queue.enqueue_settle(row["id"], row["version"], force=True)
+            n += 1
+        return n

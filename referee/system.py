@@ -1,0 +1,58 @@
+"""Where the referee is put together: the one place that says who follows whom.
+
+The service leads (referee/service/): it loads games, decides, appends, and
+publishes every append (referee/appended.py). Everything else follows it and is
+wired here, never named by the service:
+
+* the seat entries' keys and what a new game keeps of them: contacts' ``email``
+  and ``webhook`` and the spectators' webhook (referee/mail/contacts.py), bots'
+  ``bot`` (referee/bots);
+* the referee's own players, handed to the table for bot seats and for the move
+  a timeout owes (referee/bots, ``table.use_bots``);
+* notices: a reaction that queues the outbox's sweep once a game is at rest
+  (referee/mail/outbox.py), and its job;
+* clocks: the keeper's ``tick`` job (referee/timeouts.py).
+
+A new reaction (ratings, a league's next round) is one more ``subscribe`` and,
+if it works in a job, one more ``register`` here. The API app, ``referee
+worker``'s jobs, the CLI and the tests all build the referee through
+``assemble`` (or ``build``, from the configuration), so each process is wired
+the same way.
+"""
+
+from __future__ import annotations
+
+from referee import bots, entries, table, timeouts
+from referee.config import Config
+from referee.mail import contacts, outbox
+from referee.queue import InlineQueue, make_queue
+from referee.service import GameService
+from referee.store import Store, open_store
+
+
+def wire() -> None:
+    """What every process needs before it reads or audits a game, service or not:
+    the entries' keys and the table's bot players (idempotent)."""
+    entries.register("email", contacts.check_email)
+    entries.register("webhook", contacts.check_webhook)
+    entries.register("bot", bots.check_bot)
+    entries.register_keeper("contacts", contacts.keep)
+    table.use_bots(bots)
+
+
+def assemble(store: Store, queue=None, **options) -> GameService:
+    """A GameService on ``store`` with every reaction following it; ``queue``:
+    where jobs go (in this process when None)."""
+    wire()
+    queue = queue or InlineQueue()
+    queue.register(outbox.NOTICES)
+    queue.register(timeouts.TICK)
+    service = GameService(store, queue, **options)
+    service.followers.subscribe("notices", outbox.follow(service))
+    return service
+
+
+def build(config: Config | None = None) -> GameService:
+    """The referee as configured (REFEREE_STORE, REFEREE_QUEUE, or arguments)."""
+    config = config or Config.load()
+    return assemble(open_store(config.store), make_queue(config.queue))
