@@ -214,6 +214,8 @@ class League:
         """The pairing of the round to pair next (round 1: ``can_start``)."""
         if self.due() != PAIR and not can_start(self.state):
             raise LeagueConflict("no round is to be paired now")
+        if seed is not None and rngmod.commitment(seed) != self.state.seed_commitment:
+            raise LeagueConflict("the seed is not the one the league committed to")
         return pair_round(self.state, seed, self.seq + 1)
 
     def propose_pairing(self, seed: str | None, game_ids, at: str | None = None) -> list[Event]:

@@ -113,3 +113,31 @@ class Run:
 
 def players(n: int) -> list[dict]:
     return [{"player": f"p{i}", "name": f"Player {i}"} for i in range(n)]
+
+
+def force_results(league: League, placings_for) -> None:
+    """Record a result for every game of the open round without playing it (the
+    pure core takes a recorded result as the log says; its audit is what checks
+    results against games, and tests/leagues/test_audit.py plays real ones), then
+    close the round. ``placings_for(seats) -> placings``."""
+    from referee.events import REFEREE, Draft, chain
+    from referee.leagues.state import RECORDED
+
+    rnd = league.state.open_round()
+    for t in rnd.tables:
+        payload = {"round": rnd.number, "game": t["game"], "placings": placings_for(t["seats"]),
+                   "last_hash": "0" * 64}
+        league.apply(chain([Draft(RECORDED, payload)], REFEREE, league.seq + 1, league.last_hash))
+    league.apply(league.propose_step())
+
+
+def by_rank(order: list[str]):
+    """Placings where the player earlier in ``order`` places better."""
+    return lambda seats: [1 + sum(order.index(q) < order.index(p) for q in seats) for p in seats]
+
+
+def random_placings(rnd):
+    def placings_for(seats):
+        marks = [rnd.randint(1, len(seats)) for _ in seats]
+        return [1 + sum(m < x for m in marks) for x in marks]
+    return placings_for

@@ -10,20 +10,23 @@ fewest tables. Bigger tables are listed first.
 are drawn from the league's seed, so this is a random seating. Later rounds
 start from the standings, table after table (the leaders together), and then
 improve that seating by swapping two players of tables at most ``REACH`` tables
-apart, a swap being kept when it lowers (repeat meetings, displacement) taken in
-that order: the repeat meetings of a seating are, over every pair at a table,
-how often that pair sat together before; the displacement of a player is how
-many places of the standings lie between theirs and the stretch of the
-standings their table was cut from. Swaps are tried in a fixed order, pass after
-pass, until a pass keeps none (at most ``PASSES`` passes).
+apart: of all swaps between two such tables, the one that lowers (repeat
+meetings, displacement), compared in that order, the most is made. The repeat
+meetings of a seating are, over every pair at a table, how often that pair sat
+together before; the displacement of a player is how many places of the
+standings lie between theirs and the stretch of the standings their table was
+cut from. The pairs of tables are tried in a fixed
+order (top tables first), pass after pass, until a pass changes nothing (at most
+``PASSES`` passes).
 
 Why a local search and not an exact method: seating at tables of n >= 3 to
 minimise repeat meetings is a hypergraph partitioning problem (NP-hard, unlike
 pairing, which matching solves exactly), and what matters here is a seating
 close to the standings with no repeats when that is easy, found quickly for a
 thousand players, and re-derived identically by anyone. A swap only ever trades
-repeat meetings for displacement, never the other way, and by keeping swaps
-within ``REACH`` tables no player moves far from the players they rank beside.
+repeat meetings for displacement, never the other way, and no swap takes a player
+more than ``REACH`` tables from the table the standings gave them, so nobody
+plays far from the players they rank beside.
 Where every player has already met every possible table-mate nearby, repeats
 stay: that is then the fewest this search finds, not a proven minimum.
 
@@ -90,6 +93,7 @@ def _displacement(table: list[str], bound: tuple[int, int], at: dict) -> int:
 
 def _improve(tables: list[list[str]], bounds: list[tuple[int, int]], at: dict,
              met: Counter) -> None:
+    home = {p: i for i, t in enumerate(tables) for p in t}  # the table the standings gave
     cost = [(_repeats(t, met), _displacement(t, b, at)) for t, b in zip(tables, bounds,
                                                                         strict=True)]
     for _ in range(PASSES):
@@ -98,15 +102,23 @@ def _improve(tables: list[list[str]], bounds: list[tuple[int, int]], at: dict,
             for b in range(a + 1, min(len(tables), a + 1 + REACH)):
                 if cost[a] == (0, 0) and cost[b] == (0, 0):
                     continue
+                # the best swap between these two tables, the first found among equals
+                best = (cost[a][0] + cost[b][0], cost[a][1] + cost[b][1])
+                found = None
                 for i in range(len(tables[a])):
+                    if home[tables[a][i]] + REACH < b:
+                        continue
                     for j in range(len(tables[b])):
+                        if home[tables[b][j]] - REACH > a:
+                            continue
                         ta, tb = list(tables[a]), list(tables[b])
                         ta[i], tb[j] = tb[j], ta[i]
                         ca = (_repeats(ta, met), _displacement(ta, bounds[a], at))
                         cb = (_repeats(tb, met), _displacement(tb, bounds[b], at))
-                        if (ca[0] + cb[0], ca[1] + cb[1]) < (cost[a][0] + cost[b][0],
-                                                             cost[a][1] + cost[b][1]):
-                            tables[a], tables[b], cost[a], cost[b] = ta, tb, ca, cb
-                            changed = True
+                        if (ca[0] + cb[0], ca[1] + cb[1]) < best:
+                            best, found = (ca[0] + cb[0], ca[1] + cb[1]), (ta, tb, ca, cb)
+                if found:
+                    tables[a], tables[b], cost[a], cost[b] = found
+                    changed = True
         if not changed:
             return
