@@ -59,6 +59,12 @@ def test_two_small_floats_are_preferred_to_one_large_one():
     ranked, points, met, byes = key({"A": 3, "B": 2, "C": 2, "D": 1})
     pairs, _ = swiss.pair(ranked, points, met, byes, ranked.index)
     assert pairs == [("A", "B"), ("C", "D")]
+    # C-D and A-E met: A-C, B-D, E-F floats 2 + 1 + 0 groups; A-B, C-E, D-F floats
+    # 1 + 1 + 1, as many groups in all but no float of two (2² + 1² > 3 × 1²)
+    ranked, points, met, byes = key({"A": 3, "B": 2, "C": 1, "D": 1, "E": 0, "F": 0},
+                                    met=["CD", "AE"])
+    pairs, _ = swiss.pair(ranked, points, met, byes, ranked.index)
+    assert pairs == [("A", "B"), ("C", "E"), ("D", "F")]
 
 
 def test_the_bye_goes_to_the_lowest_ranked_player_without_one():

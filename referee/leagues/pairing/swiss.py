@@ -20,13 +20,14 @@ below it, the weights being integers built for that):
    floats are preferred to one large one;
 4. standings closeness: the squared distance of the two players' places.
 
-For large fields the matching is solved in segments of the standings, each of
-at least ``SEGMENT`` players and an even count, cut where the score changes when
-it does close to that size; edges join players at most ``WINDOW`` places apart,
-the window doubled while someone in the segment cannot be paired without a
-rematch. A segment that cannot be paired without one at all is merged with the
-next (the last with the one before) and solved again. So a league of up to
-2 * SEGMENT - 1 players is one exact matching over every allowed pair.
+Edges join players at most ``WINDOW`` places apart in the standings (a pair
+further apart is seldom the closest on score, unless rematches force it);
+the window is doubled while someone cannot be paired without a rematch, up to
+every pair. For large fields the matching is solved in segments of the
+standings, each of at least ``SEGMENT`` players and an even count, cut where the
+score changes when it does close to that size; a segment that cannot be paired
+without a rematch at all is merged with the next (the last with the one before)
+and solved again. A league of up to 2 * SEGMENT - 1 players is one segment.
 """
 
 from __future__ import annotations
