@@ -1,0 +1,203 @@
+"""The league audit: a bundle of real games passes; an edited result, a swapped or
+missing game, a forged pairing or standings, a bad line each fail, named where."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from referee.events import Event, canonical_text
+from referee.leagues import audit_league, is_bundle, standings
+
+from .helpers import Run, play_game, players
+
+
+@pytest.fixture(scope="module")
+def round_robin():
+    return Run(name="RR", game="castle-danger", options={"turn_limit": 4}, format="round-robin",
+               players=players(4)).play_all()
+
+
+@pytest.fixture(scope="module")
+def swiss():
+    return Run(name="Swiss", game="castle-danger", options={"turn_limit": 3}, format="swiss",
+               players=players(5), rounds=3).play_all(withdraw={2: "p2"})
+
+
+@pytest.fixture(scope="module")
+def tables():
+    return Run(name="Tables", game="king-of-danger", options={"target": 11}, format="tables",
+               players=players(7), rounds=2, table_size=4).play_all()
+
+
+def lines(text: str) -> list[dict]:
+    return [json.loads(line) for line in text.splitlines()]
+
+
+def join(rows: list[dict]) -> str:
+    return "".join(canonical_text(r) + "\n" for r in rows)
+
+
+def reseal(rows: list[dict]) -> list[dict]:
+    """What a forger does to the league's log: recompute every hash after a change."""
+    prev = "0" * 64
+    for r in rows:
+        if r["log"] == "league":
+            ev = Event.from_dict({**r["event"], "prev": prev, "hash": ""}).sealed()
+            r["event"], prev = ev.to_dict(), ev.hash
+    return rows
+
+
+def first_error(text: str) -> dict:
+    report = audit_league(text)
+    assert not report["valid"]
+    return report["first_error"]
+
+
+def league_seq(rows, kind: str, nth: int = 0) -> int:
+    return [r for r in rows if r["log"] == "league" and r["event"]["type"] == kind][nth][
+        "event"]["seq"]
+
+
+@pytest.mark.parametrize("name", ["round_robin", "swiss", "tables"])
+def test_a_clean_league_passes(name, request):
+    run = request.getfixturevalue(name)
+    text = run.bundle()
+    assert is_bundle(text)
+    report = audit_league(text)
+    assert report["valid"] and report["first_error"] is None, report["first_error"]
+    assert report["chain"] == "ok" and report["seed"] == "verified"
+    assert report["events"] == len(run.events) and report["games"] == len(run.games)
+    assert report["standings"] == standings(run.state) == run.state.standings
+
+
+def test_a_running_league_passes_with_its_seed_unrevealed(swiss):
+    rows = lines(swiss.bundle())
+    cut = league_seq(rows, "round-paired", 1)  # up to round 2's pairing
+    kept = [r for r in rows if r["log"] == "league" and r["event"]["seq"] <= cut]
+    games = {t["game"] for r in kept if r["event"]["type"] == "round-paired"
+             for t in r["event"]["payload"]["tables"]}
+    done = {r["event"]["payload"]["game"] for r in kept if r["event"]["type"] == "result-recorded"}
+    kept += [r for r in rows if r["log"] == "game" and r["game"] in done]
+    report = audit_league(join(kept))
+    assert report["valid"] and report["seed"] == "unrevealed", report["first_error"]
+    assert done < games  # round 2's games still running, their logs not in the export
+    # the lots, unverifiable while the seed is secret, must still draw every player once
+    first = next(r for r in kept if r["event"]["type"] == "round-paired")
+    first["event"]["payload"]["lots"][0] = first["event"]["payload"]["lots"][1]
+    assert first_error(join(reseal(kept)))["code"] == "bad-lots"
+
+
+def test_an_edited_result_line_fails(round_robin):
+    rows = lines(round_robin.bundle())
+    seq = league_seq(rows, "result-recorded", 2)
+    row = rows[seq - 1]
+    placings = row["event"]["payload"]["placings"]
+    row["event"]["payload"]["placings"] = [1, 2] if placings != [1, 2] else [2, 1]
+    assert first_error(join(rows)) == {
+        "where": f"league event {seq}", "code": "bad-hash",
+        "detail": f"event {seq}'s hash does not match its content"}
+    # resealed, the chain is whole again, but the result is not the game's
+    err = first_error(join(reseal(rows)))
+    assert err["where"] == f"league event {seq}" and err["code"] == "diverges"
+    assert "placings" in err["detail"]
+
+
+def test_a_game_swapped_for_another_fails(round_robin):
+    rows = lines(round_robin.bundle())
+    seq = league_seq(rows, "result-recorded", 0)
+    game_id = rows[seq - 1]["event"]["payload"]["game"]
+    table = round_robin.state.rounds[0].tables[0]
+    assert table["game"] == game_id
+    names = [round_robin.state.players[p] for p in table["seats"]]
+    # the same players, the same id, another deal: a real game, but not the one recorded
+    _, other = play_game("castle-danger", game_id, names, {"turn_limit": 4}, "another-seed")
+    swapped = [r for r in rows if r.get("game") != game_id]
+    swapped += [{"event": json.loads(ev.to_json()), "game": game_id, "log": "game"}
+                for ev in other]
+    err = first_error(join(swapped))
+    assert err["where"] == f"league event {seq}" and err["code"] == "diverges"
+    assert "last_hash" in err["detail"]
+    # another game of the league under this one's name
+    second = round_robin.state.rounds[0].tables[1]["game"]
+    renamed = [r for r in rows if r.get("game") != game_id]
+    renamed += [{**r, "game": game_id} for r in rows if r.get("game") == second]
+    err = first_error(join(renamed))
+    assert err["where"] == f"game {game_id} event 1" and err["code"] == "not-the-paired-game"
+
+
+def test_a_missing_or_a_stray_game_fails(round_robin, tables):
+    rows = lines(round_robin.bundle())
+    game_id = round_robin.state.rounds[1].tables[0]["game"]
+    assert first_error(join([r for r in rows if r.get("game") != game_id]))["code"] == \
+        "missing-game"
+    stray = [{**r, "game": "stray"} for r in lines(tables.bundle()) if r["log"] == "game"]
+    stray = [r for r in stray if r["event"]["seq"] <= 3]
+    assert first_error(join(rows + stray)) == {
+        "where": "game stray", "code": "unexpected-game",
+        "detail": "game stray is in the bundle but the league never paired it"}
+
+
+def test_a_tampered_game_log_fails_where_the_game_audit_says(tables):
+    rows = lines(tables.bundle())
+    game_id = tables.state.rounds[1].tables[0]["game"]
+    move = next(r for r in rows if r.get("game") == game_id and isinstance(r["event"]["actor"], int))
+    move["event"]["at"] = "2030-01-01T00:00:00.000000Z"
+    err = first_error(join(rows))
+    assert err["where"] == f"game {game_id} event {move['event']['seq']}"
+    assert err["code"] == "bad-hash"
+
+
+def test_a_forged_pairing_fails(swiss):
+    rows = lines(swiss.bundle())
+    seq = league_seq(rows, "round-paired", 1)
+    tables = rows[seq - 1]["event"]["payload"]["tables"]
+    tables[0]["seats"][1], tables[1]["seats"][1] = tables[1]["seats"][1], tables[0]["seats"][1]
+    err = first_error(join(reseal(rows)))
+    assert err["where"] == f"league event {seq}" and err["code"] == "diverges"
+    # round 1's lots are re-drawn from the revealed seed
+    rows = lines(swiss.bundle())
+    lots = rows[league_seq(rows, "round-paired") - 1]["event"]["payload"]["lots"]
+    lots.reverse()
+    assert first_error(join(reseal(rows)))["code"] == "diverges"
+
+
+def test_forged_standings_fail(tables):
+    rows = lines(tables.bundle())
+    seq = league_seq(rows, "league-finished")
+    final = rows[seq - 1]["event"]["payload"]["standings"]
+    final[0]["points"], final[1]["points"] = final[1]["points"], final[0]["points"]
+    err = first_error(join(reseal(rows)))
+    assert err == {"where": f"league event {seq}", "code": "diverges", "detail": err["detail"]}
+
+
+def test_a_revealed_seed_must_be_the_committed_one(round_robin):
+    rows = lines(round_robin.bundle())
+    rows[len(round_robin.events) - 1]["event"]["payload"]["seed"] = "guess"
+    report = audit_league(join(reseal(rows)))
+    assert report["seed"] == "mismatch" and report["first_error"]["code"] == "seed-mismatch"
+
+
+def test_an_event_out_of_its_turn_fails(round_robin):
+    rows = lines(round_robin.bundle())
+    seq = league_seq(rows, "round-closed")
+    rows[seq - 2], rows[seq - 1] = rows[seq - 1], rows[seq - 2]  # closed before its last result
+    for i, r in enumerate(rows[:len(round_robin.events)], start=1):
+        r["event"]["seq"] = i
+    err = first_error(join(reseal(rows)))
+    assert err["where"] == f"league event {seq - 1}" and err["code"] == "unexpected-event"
+
+
+def test_lines_that_are_no_bundle_fail(round_robin):
+    text = round_robin.bundle()
+    first, rest = text.split("\n", 1)
+    assert first_error(first.replace(":", ": ", 1) + "\n" + rest) == {
+        "where": "bundle line 1", "code": "not-canonical",
+        "detail": "bundle line 1 is not in canonical JSON form"}
+    assert first_error('{"log":"league"}\n')["code"] == "malformed"
+    assert first_error(b"\xff\n")["where"] == "bundle line 1"
+    assert first_error("")["code"] == "malformed"
+    game_only = "".join(r for r in text.splitlines(True) if '"log":"game"' in r)
+    assert first_error(game_only)["where"] == "league"
+    assert not is_bundle(round_robin.events[0].to_json() + "\n")
