@@ -305,3 +305,42 @@ def test_the_refusals_of_the_player_endpoints_are_documented(client, mail):
         assert r.mimetype == "application/problem+json"
         problem.validate(r.json)
         assert str(status) in spec["paths"][path][method]["responses"], (method, path, status)
+
+
+def test_a_message_the_smtp_server_refused_is_sent_later_once(client, smtp, mail):
+    smtp.inbox.failing = True
+    jo = register(client, name="Jo", email="jo@players.example")
+    flush(client)
+    service = service_of(client)
+    end = time.monotonic() + 10
+    while time.monotonic() < end:  # the registration's own try, on its thread, is refused too
+        waiting = players_of(service).due_mail(time.time() + 10**6)
+        if waiting and waiting[0]["attempts"] >= 1:
+            break
+        time.sleep(0.05)
+    assert [w["player"] for w in waiting] == [jo["id"]] and waiting[0]["attempts"] >= 1
+    smtp.inbox.failing = False
+    assert confirmation.deliver_due(service, now=time.time() + 3600) == 1  # its backoff has passed
+    assert confirmation.deliver_due(service, now=time.time() + 7200) == 0
+    (msg,) = messages_to(mail, "jo@players.example", 1)
+    assert client.post(f"/v1/players/{jo['id']}/confirm", json={"code": code_in(msg)}).status_code == 200
+
+
+def test_a_seat_takes_a_confirmed_address_only(client, mail):
+    """What the game layer takes from a player for a seat ``{"player": ID}``."""
+    from referee.games.base import MalformedMove
+    from referee.players import accounts
+    from referee.service import token_hash
+
+    kim = register(client, name="Kim", email="kim@players.example", webhook="https://hooks.example.org/kim")
+    service = service_of(client)
+    seat = accounts.seat_of(service, kim["id"])
+    assert seat == {"name": "Kim", "player": kim["id"], "token_hash": token_hash(kim["token"]),
+                    "webhook": "https://hooks.example.org/kim", "webhook_secret": kim["webhook_secret"]}
+    flush(client)
+    code = code_in(messages_to(mail, "kim@players.example", 1)[0])
+    client.post(f"/v1/players/{kim['id']}/confirm", json={"code": code})
+    assert accounts.seat_of(service, kim["id"])["email"] == "kim@players.example"
+    with pytest.raises(MalformedMove) as refused:
+        accounts.seat_of(service, "nobody", field="players[1].player")
+    assert refused.value.extra["field"] == "players[1].player"
