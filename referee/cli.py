@@ -296,6 +296,27 @@ def cmd_games(args) -> int:
     return 0
 
 
+def cmd_ratings(args) -> int:
+    """Check (or catch up on) the players' ratings (referee/players/results.py)."""
+    from referee.players import results
+    from referee.players.store import open_players
+    from referee.store import open_store
+
+    store = open_store(_config(args).store)
+    players = open_players(store)
+    if args.catch_up:
+        print(f"{results.catch_up(store, players)} finished game(s) recorded", file=sys.stderr)
+    if not args.check:
+        return 0
+    differences = results.check(store, players)
+    for line in differences:
+        print(line)
+    games = sum(1 for _, marker in players.recorded_games() if marker.get("rated"))
+    print(f"{games} rated game(s) recomputed: "
+          + (f"{len(differences)} difference(s)" if differences else "every rating matches"), file=sys.stderr)
+    return 1 if differences else 0
+
+
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="referee", description="castle-referee: an event-sourced game referee")
     sub = p.add_subparsers(dest="command", required=True)
@@ -353,6 +374,14 @@ def parser() -> argparse.ArgumentParser:
     sp.add_argument("--limit", type=int, default=100, help="at most this many games (1-1000, default 100)")
     sp.add_argument("--after", help="the id the previous page ended with (newest first)")
     sp.set_defaults(fn=cmd_games)
+
+    sp = sub.add_parser("ratings", help="recompute the players' ratings from the finished games' logs")
+    store_opts(sp)
+    sp.add_argument("--check", action="store_true",
+                    help="recompute every rating and list each difference with the stored one (exit 1 if any)")
+    sp.add_argument("--catch-up", action="store_true",
+                    help="first record every finished game not recorded yet, in the order they ended")
+    sp.set_defaults(fn=cmd_ratings)
     return p
 
 

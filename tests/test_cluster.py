@@ -184,3 +184,40 @@ def test_rate_limits_on_a_cluster_count_together_in_the_queues_redis(cluster, re
                 for _ in range(2))
     limits_count_together(one, two, "cluster-limits")
     assert redis.Redis.from_url(redis_url).keys("referee-limits:*")  # counted in the queue's Redis
+
+
+def test_players_are_recorded_once_on_a_cluster(cluster):
+    """Players' keys spread over the nodes by {p:ID}; a finished game is recorded
+    for its players once, a cut-short recording is finished, the check agrees."""
+    from referee.players import results
+    from referee.players.store import open_players
+    from tests.playertools import finished_game
+
+    store = open_store(cluster.url)
+    players = open_players(store)
+    ids = [f"cl{k}" for k in range(12)]
+    slots = {store.r.keyslot(f"{{p:{pid}}}:ratings") * 3 // SLOTS for pid in ids}
+    assert len(slots) > 1  # on more than one of the three masters (each holds a third of the slots)
+    games = [finished_game(store, ids[k:k + 3], resigns=k % 3) for k in range(0, 9)]
+    for gid in games[:-1]:
+        assert results.rate_game(store, players, gid) is not None
+        assert results.rate_game(store, players, gid) is None
+    calls = []
+
+    def killed_after_the_first_player(self, where):
+        if where == "between players":
+            calls.append(where)
+            if len(calls) == 1:
+                raise KeyboardInterrupt
+
+    type(players)._commit_point, kept = killed_after_the_first_player, type(players)._commit_point
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            results.rate_game(store, players, games[-1])
+    finally:
+        type(players)._commit_point = kept
+    assert results.rate_game(store, players, games[-1]) is None  # finished, not recorded again
+    assert players.stats(ids[8])["king-of-danger"]["played"] == 3
+    assert results.check(store, players) == []
+    assert players.ratings(ids[0])["king-of-danger"]["games"] == 1
+    assert [len(players.history(pid, "king-of-danger")) for pid in ids[:11]] == [1, 2, 3, 3, 3, 3, 3, 3, 3, 2, 1]

@@ -42,7 +42,9 @@ from limits import parse_many
 from werkzeug.exceptions import TooManyRequests
 
 DEFAULTS = {"REFEREE_MOVE_RATE": "1200/minute", "REFEREE_AUTH_FAIL_RATE": "120/minute",
-            "REFEREE_AUDIT_RATE": "60/minute"}
+            "REFEREE_AUDIT_RATE": "60/minute",
+            # players registered per client address: each may mail a confirmation
+            "REFEREE_REGISTER_RATE": "20/hour"}
 PREFIX = "referee-limits"
 # Endpoints every client may call whatever it did before: liveness, metrics and
 # the docs (the static files of every blueprint too).
@@ -232,7 +234,8 @@ class Limiter:
         # endpoint -> (rate's environment name, the key of the counter it hits)
         self.routes = {"games.moves": ("REFEREE_MOVE_RATE", token_key),
                        "games.inbound_email": ("REFEREE_MOVE_RATE", token_key),
-                       "games.audit": ("REFEREE_AUDIT_RATE", lambda: "addr:" + address())}
+                       "games.audit": ("REFEREE_AUDIT_RATE", lambda: "addr:" + address()),
+                       "players.register": ("REFEREE_REGISTER_RATE", lambda: "addr:" + address())}
 
     @staticmethod
     def exempt(endpoint: str | None) -> bool:

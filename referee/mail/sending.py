@@ -204,6 +204,12 @@ class Sender(threading.Thread):
                 deliver_due(self.service)
             except Exception:  # the store away for a moment: try again next round
                 pass
+            try:  # players' confirmation messages a first try did not send
+                from referee.players import confirmation
+
+                confirmation.deliver_due(self.service)
+            except Exception:
+                pass
             self.stopping.wait(self.interval)
 
     def stop(self) -> None:

@@ -1,0 +1,207 @@
+"""What the player endpoints do: register, profile, the player's own page, contacts,
+confirmation, rating history. Each refusal is a RefereeError (problem+json naming
+the field) and writes nothing.
+
+What a profile shows is public: name, bot, ratings, games played and won. Never a
+token or its hash, never contacts (those only in the player's own ``me``), never
+a hand (a profile holds no game's state at all).
+"""
+
+from __future__ import annotations
+
+import hmac
+import time
+
+from referee.events import utcnow
+from referee.games.base import MalformedMove, RefereeError
+from referee.mail.contacts import check_email, check_webhook, new_webhook_secret
+from referee.players import confirmation
+from referee.players.store import new_player_id, new_player_token, player_of_token, players_of
+from referee.service import Unauthenticated, token_hash
+
+BOTS = ("random", "basic")
+
+
+class NoSuchPlayer(RefereeError):
+    code, status = "no-such-player", 404
+
+
+def _name(value) -> str:
+    if not isinstance(value, str) or not 1 <= len(value) <= 100 or not value.strip():
+        raise MalformedMove("name is a string of 1 to 100 characters", field="name")
+    return value
+
+
+def register(service, body: dict) -> dict:
+    """A new player: ``{name, email?, webhook?}`` or ``{name, bot}``. Returns
+    ``{id, name, token, bot?, webhook_secret?, email?, email_confirmed?}``; the token
+    and the webhook secret are shown this once (only their hash and the secret's
+    signing use are kept)."""
+    if not isinstance(body, dict):
+        raise MalformedMove("the body is an object {name, email?, webhook?} or {name, bot}", field="body")
+    unknown = sorted(set(body) - {"name", "email", "webhook", "bot"})
+    if unknown:
+        raise MalformedMove(f"unknown field {unknown[0]!r}", field=unknown[0])
+    name = _name(body.get("name"))
+    bot = body.get("bot")
+    if bot is not None and bot not in BOTS:
+        raise MalformedMove(f"bot is one of {', '.join(BOTS)}", field="bot")
+    email = check_email(body.get("email"), "email")
+    webhook = check_webhook(body.get("webhook"), "webhook")
+    if bot and (email or webhook):
+        raise MalformedMove("a bot has no contacts", field="email" if email else "webhook")
+    pid = new_player_id()
+    token = new_player_token(pid)
+    contacts: dict = {}
+    if webhook:
+        contacts.update(webhook=webhook, webhook_secret=new_webhook_secret())
+    confirm = None
+    if email:
+        contacts.update(email=email, email_confirmed=False)
+        confirm = confirmation.issue(service, pid, email)
+    player = {"id": pid, "name": name, "bot": bot, "created": utcnow()}
+    players_of(service).create(player, token_hash(token), contacts, confirm)
+    confirmation.send_soon(service, pid, confirm)
+    out = {"id": pid, "name": name, "token": token}
+    if bot:
+        out["bot"] = bot
+    if email:
+        out.update(email=email, email_confirmed=False)
+    if webhook:
+        out["webhook_secret"] = contacts["webhook_secret"]
+    return out
+
+
+def _player(service, player_id) -> dict:
+    found = players_of(service).get(player_id) if isinstance(player_id, str) and len(player_id) <= 100 else None
+    if found is None:
+        raise NoSuchPlayer(f"no player {player_id!r}")
+    return found
+
+
+def profile(service, player_id: str) -> dict:
+    """The public profile: read from the player's aggregates, never its history."""
+    player = _player(service, player_id)
+    return public(service, player)
+
+
+def public(service, player: dict) -> dict:
+    players = players_of(service)
+    stats = players.stats(player["id"])
+    return {"id": player["id"], "name": player["name"], "bot": player["bot"], "created": player["created"],
+            "ratings": players.ratings(player["id"]), "games": stats,
+            "played": sum(s["played"] for s in stats.values()), "won": sum(s["won"] for s in stats.values()),
+            # filled once games seat players and leagues exist
+            "current_games": [], "leagues": []}
+
+
+def authenticate(service, token: str | None) -> dict:
+    """The player a bearer token belongs to; 401 otherwise."""
+    if not token:
+        raise Unauthenticated("send Authorization: Bearer <player token>")
+    pid = player_of_token(token)
+    player = players_of(service).get(pid) if pid else None
+    if player is None or not hmac.compare_digest(player["token_hash"], token_hash(token)):
+        raise Unauthenticated("the token is no player's")
+    return player
+
+
+def me(service, token: str | None) -> dict:
+    player = authenticate(service, token)
+    return {**public(service, player), "contacts": private(player), "waiting": []}
+
+
+def private(player: dict) -> dict:
+    """The player's contacts as shown to the player (the webhook secret never again)."""
+    contacts, confirm = player["contacts"], player.get("confirm") or {}
+    return {"email": contacts.get("email"), "email_confirmed": bool(contacts.get("email_confirmed")),
+            "confirmation_mailed": bool(contacts.get("email") and not contacts.get("email_confirmed")
+                                        and confirm.get("email") == contacts.get("email") and confirm.get("mailed")),
+            "webhook": contacts.get("webhook")}
+
+
+def change(service, token: str | None, body: dict) -> dict:
+    """Change or remove the caller's contacts: a key given replaces (null removes),
+    a key left out stays. A changed address starts unconfirmed, with a new
+    confirmation (mailed only if the address has had none within the window); a
+    new webhook URL gets a new secret, shown in this answer once."""
+    player = authenticate(service, token)
+    if not isinstance(body, dict):
+        raise MalformedMove("the body is an object {email?, webhook?}", field="body")
+    unknown = sorted(set(body) - {"email", "webhook"})
+    if unknown:
+        raise MalformedMove(f"unknown field {unknown[0]!r}; contacts are email and webhook", field=unknown[0])
+    if player["bot"] and any(body.get(k) is not None for k in ("email", "webhook")):
+        raise MalformedMove("a bot has no contacts", field="email" if body.get("email") else "webhook")
+    contacts, confirm = dict(player["contacts"]), player.get("confirm")
+    email = check_email(body["email"], "email") if "email" in body else contacts.get("email")
+    webhook = check_webhook(body["webhook"], "webhook") if "webhook" in body else contacts.get("webhook")
+    secret = None
+    if webhook != contacts.get("webhook"):
+        contacts.pop("webhook", None)
+        contacts.pop("webhook_secret", None)
+        if webhook:
+            contacts.update(webhook=webhook, webhook_secret=(secret := new_webhook_secret()))
+    fresh = False
+    if "email" in body and email and email == contacts.get("email") and not contacts.get("email_confirmed") \
+            and (confirm is None or not confirm.get("mailed") or confirm["expires"] < time.time()):
+        # the same address again, its code never mailed or expired: a new one, if the
+        # address's window allows a message
+        confirm, fresh = confirmation.issue(service, player["id"], email), True
+    elif email != contacts.get("email"):
+        contacts.pop("email", None)
+        contacts.pop("email_confirmed", None)
+        confirm = None
+        if email:
+            contacts.update(email=email, email_confirmed=False)
+            confirm, fresh = confirmation.issue(service, player["id"], email), True
+    players_of(service).update(player["id"], contacts, confirm)
+    if fresh or confirm is None:
+        confirmation.send_soon(service, player["id"], confirm)
+    out = me(service, token)
+    if secret:
+        out["webhook_secret"] = secret
+    return out
+
+
+def confirm(service, player_id: str, code) -> dict:
+    """Confirm the player's address with the code from its message."""
+    player = _player(service, player_id)
+    done = confirmation.check(service, player, code)
+    contacts = {**player["contacts"], "email_confirmed": True}
+    if not player["contacts"].get("email_confirmed"):
+        players_of(service).update(player["id"], contacts, done)
+        confirmation.send_soon(service, player["id"], done)  # nothing more to send
+    return {"id": player["id"], "email_confirmed": True}
+
+
+def history(service, player_id: str, game: str, after: int = 0, limit: int = 100) -> dict:
+    """One page of the player's rating history for ``game``, oldest first."""
+    from referee.players.ratings import initial
+
+    player = _player(service, player_id)
+    entries = players_of(service).history(player["id"], game, after, limit + 1)
+    page = entries[:limit]
+    return {"id": player["id"], "game": game,
+            "rating": players_of(service).ratings(player["id"]).get(game) or initial(),
+            "history": page, "next": page[-1]["n"] if len(entries) > limit else None}
+
+
+def seat_of(service, player_id, field: str = "players") -> dict:
+    """What a game seat ``{"player": ID}`` takes from the player (for the game
+    layer): ``{name, player, bot?, email?, webhook?, webhook_secret?}`` with the
+    e-mail only once confirmed, and ``token_hash``, the hash of the player's token,
+    to put among the game's token hashes so the player's token acts for the seat.
+    Unknown player: 400 naming ``field``."""
+    player = players_of(service).get(player_id) if isinstance(player_id, str) and len(player_id) <= 100 else None
+    if player is None:
+        raise MalformedMove(f"no player {player_id!r}", field=field)
+    out = {"name": player["name"], "player": player["id"], "token_hash": player["token_hash"]}
+    if player["bot"]:
+        out["bot"] = player["bot"]
+    contacts = player["contacts"]
+    if contacts.get("email") and contacts.get("email_confirmed"):
+        out["email"] = contacts["email"]
+    if contacts.get("webhook"):
+        out.update(webhook=contacts["webhook"], webhook_secret=contacts["webhook_secret"])
+    return out

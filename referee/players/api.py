@@ -1,0 +1,113 @@
+"""The player endpoints under /v1 (docs/players.md explains them; /openapi.json describes them)."""
+
+from __future__ import annotations
+
+import hashlib
+
+from flask import Response, request
+from flask_smorest import Blueprint
+
+from referee.api import bodies
+from referee.api.openapi import refusals
+from referee.api.routes import AUTH, bearer, service, timed
+from referee.players import accounts, pictures
+from referee.players import schemas as s
+
+blp = Blueprint("players", __name__, url_prefix="/v1",
+                description="Players: accounts across games, confirmed contacts, ratings")
+blp.ARGUMENTS_PARSER = bodies.PARSER  # bodies parsed once; schema refusals are 400
+
+
+@blp.route("/players", methods=["POST"])
+@blp.arguments(s.PlayerRegister())
+@blp.response(201, s.PlayerRegistered)
+@refusals(blp, 400, 413, 415)
+@timed("players-register")
+def register(args):
+    """Register a player: `{name, email?, webhook?}`, or `{name, bot}` for a bot player.
+
+    The token (the player's across games) and a webhook's secret are shown this once.
+    An e-mail address gets one confirmation message and nothing else until it is
+    confirmed; an address that had one within the window gets none (docs/players.md).
+    Rate-limited per client (`REFEREE_REGISTER_RATE`)."""
+    return accounts.register(service(), args)
+
+
+@blp.route("/players/me", methods=["GET"])
+@blp.response(200, s.PlayerMe)
+@blp.doc(security=AUTH)
+@refusals(blp, 401)
+@timed("players-me")
+def me():
+    """The caller's own player (player token): the profile, its contacts, the games waiting on it."""
+    return accounts.me(service(), bearer())
+
+
+@blp.route("/players/me", methods=["PATCH"])
+@blp.arguments(s.PlayerContactChange())
+@blp.response(200, s.PlayerMe)
+@blp.doc(security=AUTH)
+@refusals(blp, 400, 401, 413, 415)
+@timed("players-me")
+def change_me(args):
+    """Change or remove the caller's contacts: a key given replaces, null removes, a key
+    left out stays. A changed address is unconfirmed until its new code comes back; a
+    new webhook URL gets a new `webhook_secret`, shown in this answer once."""
+    return accounts.change(service(), bearer(), args)
+
+
+@blp.route("/players/<player_id>", methods=["GET"])
+@blp.response(200, s.PlayerProfile)
+@refusals(blp, 404)
+@timed("players-profile")
+def profile(player_id):
+    """A player's public profile: name, rating per game, games played and won."""
+    return accounts.profile(service(), player_id)
+
+
+@blp.route("/players/<player_id>/confirm", methods=["POST"])
+@blp.arguments(s.PlayerConfirm())
+@blp.response(200, s.PlayerConfirmed)
+@refusals(blp, 400, 403, 404, 413, 415)
+@timed("players-confirm")
+def confirm(args, player_id):
+    """Confirm the player's e-mail address with the code from its confirmation message
+    (no token needed: the code is the proof). A wrong or expired code is 403 naming
+    `code` and confirms nothing."""
+    return accounts.confirm(service(), player_id, args["code"])
+
+
+@blp.route("/players/<player_id>/ratings", methods=["GET"])
+@blp.arguments(s.PlayerHistoryArgs(), location="query")
+@blp.response(200, s.PlayerHistory)
+@refusals(blp, 400, 404)
+@timed("players-ratings")
+def ratings(args, player_id):
+    """The player's rating history for one game, oldest first, a page at a time:
+    each rated game's id, the player's place, and the rating before and after."""
+    return accounts.history(service(), player_id, args["game"], args["after"], args["limit"])
+
+
+@blp.route("/players/<player_id>/ratings.svg", methods=["GET"])
+@blp.arguments(s.PlayerPictureArgs(), location="query")
+@blp.doc(responses={"200": {"description": "the rating (mu and ordinal) over the player's last rated "
+                                           "games of that kind, as an SVG picture",
+                            "content": {"image/svg+xml": {"schema": {"type": "string"}}}}})
+@refusals(blp, 400, 404)
+def ratings_svg(args, player_id):
+    """The player's rating over time as a picture (the last 200 rated games of the kind)."""
+    svg = pictures.draw(service(), player_id, args["game"])
+    resp = Response(svg, mimetype="image/svg+xml")
+    resp.set_etag(hashlib.sha256(svg.encode()).hexdigest()[:32])
+    resp.headers["Cache-Control"] = "public, no-cache"
+    return resp.make_conditional(request)
+
+
+def install(app, api) -> None:
+    """Register the player endpoints (documented in OpenAPI) and pages."""
+    from referee.players import pages
+
+    api.register_blueprint(blp)
+    app.register_blueprint(pages.pages)
+    # the confirmation page's button posts a form, not JSON
+    bodies.RAW_BODIES["player_pages.confirm_post"] = ({bodies.FORM}, bodies.DEFAULT_MAX)

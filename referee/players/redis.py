@@ -1,0 +1,225 @@
+"""Players in the game store's Redis (the same client: a plain Redis or a Cluster).
+
+Every key of a player carries the hash tag ``{p:ID}``, so a Redis Cluster keeps a
+player on one shard and each player's script stays atomic there. The recorded
+games (markers, their order, the plan of a recording under way) share the tag
+``{referee:ratings}``; confirmation mail, ``{referee:player-mail}``.
+
+Recording a finished game touches several players, so several slots: it is made
+exactly once in three steps, each atomic and each safe to repeat.
+
+1. ``RECORD``, one script in the ratings' slot: unless the game is recorded
+   already, and only if no other game was recorded since the ratings were read (the
+   order is still the one read) and no recording is cut short, it writes the
+   game's marker and order number and keeps the whole plan (every player's rating
+   before and after) as *pending*.
+2. ``APPLY``, one script per player in that player's slot: the player's part,
+   unless the player's set of applied games has this one already.
+3. The pending plan is cleared.
+
+A process killed anywhere leaves either nothing (before 1) or a pending plan,
+which the next recording (or the retried job) finishes first (``finish_pending``)
+before it reads any rating; so every player gets each game once, in the order
+recorded, and no rating is read half-updated.
+"""
+
+from __future__ import annotations
+
+import json
+
+from referee.players.sqlite import entry_of
+from referee.players.store import Conflict, PlayerStore
+
+R = "{referee:ratings}:"
+RATING_KEYS = [R + "games", R + "order", R + "pending"]
+M = "{referee:player-mail}:"
+
+RECORD = """
+if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 1 then return {0, 0} end
+local n = tonumber(redis.call('GET', KEYS[2]) or '0')
+if redis.call('EXISTS', KEYS[3]) == 1 then return {-1, n} end
+if n ~= tonumber(ARGV[2]) then return {-2, n} end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[3])
+redis.call('SET', KEYS[2], n + 1)
+redis.call('SET', KEYS[3], ARGV[4])
+return {1, n + 1}
+"""
+
+# KEYS: the player's applied games, stats, ratings, this game's history.
+# ARGV: game id, game, won (0/1), rated (0/1), rating, history entry.
+APPLY = """
+if redis.call('SADD', KEYS[1], ARGV[1]) == 0 then return 0 end
+redis.call('HINCRBY', KEYS[2], ARGV[2] .. '|played', 1)
+redis.call('HINCRBY', KEYS[2], ARGV[2] .. '|won', tonumber(ARGV[3]))
+if ARGV[4] == '1' then
+  redis.call('HSET', KEYS[3], ARGV[2], ARGV[5])
+  redis.call('RPUSH', KEYS[4], ARGV[6])
+end
+return 1
+"""
+
+FINISH = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
+return 1
+"""
+
+UPDATE = """
+local old = redis.call('HGET', KEYS[1], 'confirm') or ''
+redis.call('HSET', KEYS[1], 'contacts', ARGV[1], 'confirm', ARGV[2])
+if old ~= ARGV[2] then redis.call('HSET', KEYS[1], 'attempts', 0) end
+return 1
+"""
+
+CLAIM_MAIL = """
+local at = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if not at or tonumber(at) ~= tonumber(ARGV[2]) then return 0 end
+redis.call('ZADD', KEYS[1], ARGV[3], ARGV[1])
+return 1
+"""
+
+
+def _p(player_id: str, what: str) -> str:
+    return f"{{p:{player_id}}}:{what}"
+
+
+def _text(v) -> str | None:
+    return None if v is None else v.decode() if isinstance(v, bytes) else str(v)
+
+
+class RedisPlayers(PlayerStore):
+    def __init__(self, r):
+        self.r = r
+        self._record = r.register_script(RECORD)
+        self._apply = r.register_script(APPLY)
+        self._finish = r.register_script(FINISH)
+        self._update = r.register_script(UPDATE)
+        self._claim_mail = r.register_script(CLAIM_MAIL)
+
+    # ---- players ---------------------------------------------------------------------
+
+    def create(self, player, token_hash, contacts, confirm):
+        fields = {"id": player["id"], "name": player["name"], "bot": player.get("bot") or "",
+                  "created": player["created"], "token_hash": token_hash, "contacts": json.dumps(contacts),
+                  "confirm": "" if confirm is None else json.dumps(confirm), "attempts": 0}
+        if not self.r.hsetnx(_p(player["id"], "player"), "id", player["id"]):
+            raise ValueError(f"player {player['id']} exists already")
+        self.r.hset(_p(player["id"], "player"), mapping=fields)
+
+    def get(self, player_id):
+        h = self.r.hgetall(_p(player_id, "player"))
+        if not h or b"token_hash" not in h:
+            return None
+        h = {k.decode(): v.decode() for k, v in h.items()}
+        return {"id": h["id"], "name": h["name"], "bot": h["bot"] or None, "created": h["created"],
+                "token_hash": h["token_hash"], "contacts": json.loads(h["contacts"]),
+                "confirm": json.loads(h["confirm"]) if h["confirm"] else None, "attempts": int(h["attempts"])}
+
+    def update(self, player_id, contacts, confirm):
+        self._update(keys=[_p(player_id, "player")],
+                     args=[json.dumps(contacts), "" if confirm is None else json.dumps(confirm)])
+
+    def wrong_code(self, player_id):
+        return int(self.r.hincrby(_p(player_id, "player"), "attempts", 1))
+
+    # ---- confirmation mail ------------------------------------------------------------
+
+    def claim_address(self, address_key, now, window):
+        return bool(self.r.set(M + "addr:" + address_key, int(now), nx=True, px=max(1, int(window * 1000))))
+
+    def queue_mail(self, player_id, at):
+        self.r.hdel(M + "tries", player_id)
+        self.r.zadd(M + "due", {player_id: at})
+
+    def due_mail(self, now, limit=100):
+        got = self.r.zrangebyscore(M + "due", "-inf", now, start=0, num=limit, withscores=True)
+        tries = self.r.hmget(M + "tries", [m for m, _ in got]) if got else []
+        return [{"player": m.decode(), "next_try": s, "attempts": int(t or 0)}
+                for (m, s), t in zip(got, tries, strict=True)]
+
+    def claim_mail(self, entry, until):
+        return bool(self._claim_mail(keys=[M + "due"], args=[entry["player"], repr(entry["next_try"]), repr(until)]))
+
+    def mail_done(self, player_id):
+        self.r.zrem(M + "due", player_id)
+        self.r.hdel(M + "tries", player_id)
+
+    def mail_failed(self, player_id, attempts, next_try, error):
+        self.r.hset(M + "tries", player_id, attempts)
+        self.r.zadd(M + "due", {player_id: next_try}, xx=True)
+
+    # ---- results ---------------------------------------------------------------------
+
+    def ratings(self, player_id):
+        return {k.decode(): json.loads(v) for k, v in self.r.hgetall(_p(player_id, "ratings")).items()}
+
+    def stats(self, player_id):
+        out: dict[str, dict] = {}
+        for k, v in self.r.hgetall(_p(player_id, "stats")).items():
+            game, _, what = k.decode().rpartition("|")
+            out.setdefault(game, {"played": 0, "won": 0})[what] = int(v)
+        return out
+
+    def history(self, player_id, game, after=0, limit=100, newest=False):
+        key = _p(player_id, "history:" + game)
+        if newest:
+            pipe = self.r.pipeline(transaction=True)  # one slot: the length and the page agree
+            pipe.llen(key)
+            pipe.lrange(key, -limit, -1)
+            length, items = pipe.execute()
+            first = length - len(items) + 1
+        else:
+            items, first = self.r.lrange(key, after, after + limit - 1), after + 1
+        return [{"n": first + i, **json.loads(e)} for i, e in enumerate(items)]
+
+    def rating_read(self, player_ids, game):
+        order, pending = self.r.mget(RATING_KEYS[1], RATING_KEYS[2])
+        pipe = self.r.pipeline(transaction=False)
+        for pid in player_ids:
+            pipe.hget(_p(pid, "ratings"), game)
+        got = pipe.execute() if player_ids else []
+        return (int(order or 0), None if pending is None else json.loads(pending),
+                {pid: None if v is None else json.loads(v) for pid, v in zip(player_ids, got, strict=True)})
+
+    def recorded(self, game_id):
+        got = self.r.hget(RATING_KEYS[0], game_id)
+        return None if got is None else json.loads(got)
+
+    def record(self, made, expected_order):
+        order = expected_order + 1
+        marker = {"order": order, "game": made["game"], "ended_at": made["ended_at"], "rated": made["rated"]}
+        plan = json.dumps({**made, "order": order})
+        self._commit_point("before commit")
+        code, now = self._record(keys=RATING_KEYS, args=[made["game_id"], expected_order, json.dumps(marker), plan])
+        if code == 0:
+            return False
+        if code < 0:
+            raise Conflict(int(now))
+        self._carry_out(plan)
+        return True
+
+    def _carry_out(self, plan_text: str) -> None:
+        plan = json.loads(plan_text)
+        for p in plan["players"]:
+            pid, game = p["player"], plan["game"]
+            entry = json.dumps(entry_of(plan, p, plan["order"])) if plan["rated"] else ""
+            self._apply(keys=[_p(pid, "rated"), _p(pid, "stats"), _p(pid, "ratings"), _p(pid, "history:" + game)],
+                        args=[plan["game_id"], game, int(p["won"]), int(plan["rated"]),
+                              json.dumps(p.get("after")), entry])
+            self._commit_point("between players")
+        self._finish(keys=[RATING_KEYS[2]], args=[plan_text])
+
+    def finish_pending(self):
+        pending = self.r.get(RATING_KEYS[2])
+        if pending is not None:
+            self._carry_out(pending.decode())
+
+    def recorded_games(self):
+        got = [(k.decode(), json.loads(v)) for k, v in self.r.hgetall(RATING_KEYS[0]).items()]
+        return sorted(got, key=lambda kv: kv[1]["order"])
+
+    def all_ratings(self):
+        out: dict[str, dict[str, dict]] = {}
+        for key in self.r.scan_iter(match="{p:*}:ratings", count=1000):
+            pid = key.decode()[3:].partition("}")[0]
+            out[pid] = self.ratings(pid)
+        return out

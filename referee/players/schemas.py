@@ -1,0 +1,118 @@
+"""The player endpoints' JSON shapes (validation and the OpenAPI document)."""
+
+from __future__ import annotations
+
+from marshmallow import Schema, fields, validate
+
+from schemas import Strict
+
+
+class PlayerRegister(Strict):
+    name = fields.String(required=True, validate=validate.Length(min=1, max=100),
+                         metadata={"description": "the player's name, 1 to 100 characters (public)"})
+    email = fields.String(metadata={"description": "an address: mailed one confirmation message, and "
+                                                   "nothing else until it is confirmed (private)"})
+    webhook = fields.String(metadata={"description": "http(s) URL for the player's notices; loopback and "
+                                                     "private addresses refused (private)"})
+    bot = fields.String(validate=validate.OneOf(["random", "basic"]),
+                        metadata={"description": "a bot player, played by the referee (no contacts)"})
+
+
+class PlayerRegistered(Schema):
+    id = fields.String()
+    name = fields.String()
+    token = fields.String(metadata={"description": "the player's bearer token, across games: shown once"})
+    bot = fields.String()
+    email = fields.String()
+    email_confirmed = fields.Boolean()
+    webhook_secret = fields.String(metadata={"description": "signs the player's webhooks: shown once"})
+
+
+class PlayerRating(Schema):
+    mu = fields.Float()
+    sigma = fields.Float()
+    ordinal = fields.Float(metadata={"description": "mu - 3 sigma: the number tables sort by"})
+    games = fields.Integer(metadata={"description": "rated games behind it"})
+
+
+class PlayerTally(Schema):
+    played = fields.Integer()
+    won = fields.Integer()
+
+
+class PlayerProfile(Schema):
+    id = fields.String()
+    name = fields.String()
+    bot = fields.String(allow_none=True)
+    created = fields.String()
+    ratings = fields.Dict(keys=fields.String(), values=fields.Nested(PlayerRating),
+                          metadata={"description": "by game id (king-of-danger, ...)"})
+    games = fields.Dict(keys=fields.String(), values=fields.Nested(PlayerTally),
+                        metadata={"description": "finished games played and won, by game id"})
+    played = fields.Integer()
+    won = fields.Integer()
+    current_games = fields.List(fields.String(), metadata={"description": "ids of the games the player is in"})
+    leagues = fields.List(fields.String(), metadata={"description": "ids of the player's leagues"})
+
+
+class PlayerContacts(Schema):
+    email = fields.String(allow_none=True)
+    email_confirmed = fields.Boolean()
+    confirmation_mailed = fields.Boolean(metadata={
+        "description": "an unconfirmed address's confirmation message was sent (false: the address had "
+                       "one within the window, so none was)"})
+    webhook = fields.String(allow_none=True)
+
+
+class PlayerMe(PlayerProfile):
+    contacts = fields.Nested(PlayerContacts)
+    waiting = fields.List(fields.String(), metadata={"description": "games waiting on this player"})
+    webhook_secret = fields.String(metadata={"description": "after a new webhook URL: its secret, shown once"})
+
+
+class PlayerContactChange(Strict):
+    email = fields.String(allow_none=True, metadata={"description": "a new address (unconfirmed until its "
+                                                                    "code comes back); null removes it"})
+    webhook = fields.String(allow_none=True, metadata={"description": "a new URL (a new secret is returned); "
+                                                                      "null removes it"})
+
+
+class PlayerConfirm(Strict):
+    code = fields.String(required=True, validate=validate.Length(min=1, max=64),
+                         metadata={"description": "the code from the confirmation message"})
+
+
+class PlayerConfirmed(Schema):
+    id = fields.String()
+    email_confirmed = fields.Boolean()
+
+
+class PlayerHistoryArgs(Strict):
+    game = fields.String(required=True, validate=validate.Length(min=1, max=100),
+                         metadata={"description": "the game id whose rating history to read"})
+    after = fields.Integer(load_default=0, validate=validate.Range(min=0, max=2**31 - 1),
+                           metadata={"description": "the cursor: the `next` of the page before"})
+    limit = fields.Integer(load_default=100, validate=validate.Range(min=1, max=1000))
+
+
+class PlayerPictureArgs(Strict):
+    game = fields.String(required=True, validate=validate.Length(min=1, max=100),
+                         metadata={"description": "the game id whose rating to draw"})
+
+
+class PlayerHistoryEntry(Schema):
+    n = fields.Integer(metadata={"description": "the player's nth rated game of this kind"})
+    game_id = fields.String()
+    ended_at = fields.String()
+    order = fields.Integer(metadata={"description": "the game's place in the order games were rated"})
+    place = fields.Integer()
+    before = fields.Nested(PlayerRating)
+    after = fields.Nested(PlayerRating)
+
+
+class PlayerHistory(Schema):
+    id = fields.String()
+    game = fields.String()
+    rating = fields.Nested(PlayerRating, metadata={"description": "the rating now"})
+    history = fields.List(fields.Nested(PlayerHistoryEntry), metadata={"description": "oldest first"})
+    next = fields.Integer(allow_none=True, metadata={"description": "pass as `after` for the next page"})

@@ -1,0 +1,200 @@
+"""Players in the game store's own SQLite file (tables of their own).
+
+Writes go through the game store's one writer connection under its write lock
+(referee/store/sqlite.py), so they take turns with the games' appends instead of
+racing them for SQLite's lock; each is one explicit ``BEGIN IMMEDIATE``
+transaction, so what a write reads first (the ratings, the order) cannot change
+under it, in this process or another on the same file.
+"""
+
+from __future__ import annotations
+
+import json
+from contextlib import contextmanager
+
+from referee.players.store import Conflict, PlayerStore
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS players (
+    id TEXT PRIMARY KEY, name TEXT NOT NULL, bot TEXT, created TEXT NOT NULL,
+    token_hash TEXT NOT NULL, contacts TEXT NOT NULL, confirm TEXT, attempts INTEGER NOT NULL DEFAULT 0);
+CREATE TABLE IF NOT EXISTS player_ratings (
+    player TEXT NOT NULL, game TEXT NOT NULL, rating TEXT NOT NULL,
+    PRIMARY KEY (player, game)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS player_stats (
+    player TEXT NOT NULL, game TEXT NOT NULL, played INTEGER NOT NULL, won INTEGER NOT NULL,
+    PRIMARY KEY (player, game)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS player_history (
+    player TEXT NOT NULL, game TEXT NOT NULL, n INTEGER NOT NULL, entry TEXT NOT NULL,
+    PRIMARY KEY (player, game, n)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS rated_games (
+    game_id TEXT PRIMARY KEY, ord INTEGER NOT NULL UNIQUE, marker TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS mail_addresses (address TEXT PRIMARY KEY, at REAL NOT NULL) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS player_mail (
+    player TEXT PRIMARY KEY, next_try REAL NOT NULL, attempts INTEGER NOT NULL, error TEXT);
+CREATE INDEX IF NOT EXISTS player_mail_due ON player_mail (next_try);
+"""
+
+
+class SqlitePlayers(PlayerStore):
+    def __init__(self, store):
+        self.store = store
+        with self.store._write_lock:
+            self.store._writer().executescript(SCHEMA)
+
+    @contextmanager
+    def _tx(self):
+        """The game store's writer, under its lock, in a transaction begun at once."""
+        with self.store._write_lock:
+            conn = self.store._writer()
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield conn
+                conn.commit()
+            except BaseException:
+                conn.rollback()
+                raise
+
+    def _read(self, sql: str, args=()) -> list:
+        return self.store._conn().execute(sql, args).fetchall()
+
+    # ---- players ---------------------------------------------------------------------
+
+    def create(self, player, token_hash, contacts, confirm):
+        with self._tx() as conn:
+            conn.execute("INSERT INTO players VALUES (?, ?, ?, ?, ?, ?, ?, 0)",
+                         (player["id"], player["name"], player.get("bot"), player["created"], token_hash,
+                          json.dumps(contacts), None if confirm is None else json.dumps(confirm)))
+
+    def get(self, player_id):
+        rows = self._read("SELECT id, name, bot, created, token_hash, contacts, confirm, attempts "
+                          "FROM players WHERE id = ?", (player_id,))
+        if not rows:
+            return None
+        r = rows[0]
+        return {"id": r[0], "name": r[1], "bot": r[2], "created": r[3], "token_hash": r[4],
+                "contacts": json.loads(r[5]), "confirm": None if r[6] is None else json.loads(r[6]),
+                "attempts": r[7]}
+
+    def update(self, player_id, contacts, confirm):
+        with self._tx() as conn:
+            old = conn.execute("SELECT confirm FROM players WHERE id = ?", (player_id,)).fetchall()
+            fresh = json.dumps(confirm) if confirm is not None else None
+            reset = ", attempts = 0" if old and old[0][0] != fresh else ""
+            conn.execute(f"UPDATE players SET contacts = ?, confirm = ?{reset} WHERE id = ?",
+                         (json.dumps(contacts), fresh, player_id))
+
+    def wrong_code(self, player_id):
+        with self._tx() as conn:
+            conn.execute("UPDATE players SET attempts = attempts + 1 WHERE id = ?", (player_id,))
+            rows = conn.execute("SELECT attempts FROM players WHERE id = ?", (player_id,)).fetchall()
+        return rows[0][0] if rows else 0
+
+    # ---- confirmation mail ------------------------------------------------------------
+
+    def claim_address(self, address_key, now, window):
+        with self._tx() as conn:
+            got = conn.execute("SELECT at FROM mail_addresses WHERE address = ?", (address_key,)).fetchall()
+            if got and got[0][0] + window > now:
+                return False
+            conn.execute("INSERT OR REPLACE INTO mail_addresses VALUES (?, ?)", (address_key, now))
+        return True
+
+    def queue_mail(self, player_id, at):
+        with self._tx() as conn:
+            conn.execute("INSERT OR REPLACE INTO player_mail VALUES (?, ?, 0, NULL)", (player_id, at))
+
+    def due_mail(self, now, limit=100):
+        rows = self._read("SELECT player, next_try, attempts FROM player_mail WHERE next_try <= ? "
+                          "ORDER BY next_try LIMIT ?", (now, limit))
+        return [{"player": r[0], "next_try": r[1], "attempts": r[2]} for r in rows]
+
+    def claim_mail(self, entry, until):
+        with self._tx() as conn:
+            moved = conn.execute("UPDATE player_mail SET next_try = ? WHERE player = ? AND next_try = ?",
+                                 (until, entry["player"], entry["next_try"])).rowcount
+        return moved == 1
+
+    def mail_done(self, player_id):
+        with self._tx() as conn:
+            conn.execute("DELETE FROM player_mail WHERE player = ?", (player_id,))
+
+    def mail_failed(self, player_id, attempts, next_try, error):
+        with self._tx() as conn:
+            conn.execute("UPDATE player_mail SET attempts = ?, next_try = ?, error = ? WHERE player = ?",
+                         (attempts, next_try, error, player_id))
+
+    # ---- results ---------------------------------------------------------------------
+
+    def ratings(self, player_id):
+        return {g: json.loads(r) for g, r in
+                self._read("SELECT game, rating FROM player_ratings WHERE player = ?", (player_id,))}
+
+    def stats(self, player_id):
+        return {g: {"played": p, "won": w} for g, p, w in
+                self._read("SELECT game, played, won FROM player_stats WHERE player = ?", (player_id,))}
+
+    def history(self, player_id, game, after=0, limit=100, newest=False):
+        if newest:
+            rows = self._read("SELECT n, entry FROM player_history WHERE player = ? AND game = ? "
+                              "ORDER BY n DESC LIMIT ?", (player_id, game, limit))[::-1]
+        else:
+            rows = self._read("SELECT n, entry FROM player_history WHERE player = ? AND game = ? AND n > ? "
+                              "ORDER BY n LIMIT ?", (player_id, game, after, limit))
+        return [{"n": n, **json.loads(e)} for n, e in rows]
+
+    def rating_read(self, player_ids, game):
+        marks = "?, " * (len(player_ids) - 1) + "?"
+        order = self._read("SELECT coalesce(max(ord), 0) FROM rated_games")[0][0]
+        got = dict(self._read(f"SELECT player, rating FROM player_ratings WHERE game = ? AND player IN ({marks})",
+                              (game, *player_ids))) if player_ids else {}
+        return order, None, {p: json.loads(got[p]) if p in got else None for p in player_ids}
+
+    def recorded(self, game_id):
+        rows = self._read("SELECT marker FROM rated_games WHERE game_id = ?", (game_id,))
+        return json.loads(rows[0][0]) if rows else None
+
+    def record(self, made, expected_order):
+        with self._tx() as conn:
+            if conn.execute("SELECT 1 FROM rated_games WHERE game_id = ?", (made["game_id"],)).fetchall():
+                return False
+            order = conn.execute("SELECT coalesce(max(ord), 0) FROM rated_games").fetchall()[0][0]
+            if order != expected_order:
+                raise Conflict(order)
+            order += 1
+            marker = {"order": order, "game": made["game"], "ended_at": made["ended_at"], "rated": made["rated"]}
+            conn.execute("INSERT INTO rated_games VALUES (?, ?, ?)", (made["game_id"], order, json.dumps(marker)))
+            for p in made["players"]:
+                _apply(conn, made, p, order)
+                self._commit_point("between players")
+            self._commit_point("before commit")
+        return True
+
+    def recorded_games(self):
+        return [(g, json.loads(m)) for g, m in self._read("SELECT game_id, marker FROM rated_games ORDER BY ord")]
+
+    def all_ratings(self):
+        out: dict[str, dict[str, dict]] = {}
+        for pid, game, rating in self._read("SELECT player, game, rating FROM player_ratings"):
+            out.setdefault(pid, {})[game] = json.loads(rating)
+        return out
+
+
+def _apply(conn, made: dict, p: dict, order: int) -> None:
+    """One player's part of a recorded game: played and won, and for a rated game
+    the new rating and a history entry."""
+    game, pid = made["game"], p["player"]
+    conn.execute("INSERT INTO player_stats VALUES (?, ?, 1, ?) ON CONFLICT (player, game) DO UPDATE "
+                 "SET played = played + 1, won = won + excluded.won", (pid, game, int(p["won"])))
+    if not made["rated"]:
+        return
+    conn.execute("INSERT OR REPLACE INTO player_ratings VALUES (?, ?, ?)", (pid, game, json.dumps(p["after"])))
+    n = conn.execute("SELECT coalesce(max(n), 0) FROM player_history WHERE player = ? AND game = ?",
+                     (pid, game)).fetchall()[0][0] + 1
+    conn.execute("INSERT INTO player_history VALUES (?, ?, ?, ?)", (pid, game, n, json.dumps(entry_of(made, p, order))))
+
+
+def entry_of(made: dict, p: dict, order: int) -> dict:
+    """A player's history entry for a rated game."""
+    return {"game_id": made["game_id"], "ended_at": made["ended_at"], "order": order, "place": p["place"],
+            "before": p["before"], "after": p["after"]}

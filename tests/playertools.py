@@ -1,0 +1,48 @@
+"""Finished games whose seats are players, written straight into a game store.
+
+Seats name their player in the created event (``{"seat", "name", "player"}``), as
+games created with ``{"player": ID}`` seats will; until the service makes such
+games, the tests make their logs here, with the referee's own Table (so every log
+is one the audit accepts)."""
+
+from __future__ import annotations
+
+import itertools
+
+from referee.events import GENESIS, REFEREE, Draft, chain
+from referee.store import GameRecord
+from referee.table import Table
+
+_ids = itertools.count(1)
+
+
+def finished_game(store, players: list[str], resigns: int = 0, game: str = "king-of-danger",
+                  rated: bool | None = None, stacked: bool = False, abort: bool = False,
+                  seats: list | None = None) -> str:
+    """A game of ``game`` with a seat per player id (None: a seat held by a bare
+    name), ended by seat ``resigns`` resigning at once (or aborted), its seed
+    revealed, written into ``store``; returns its id."""
+    gid = f"t{next(_ids)}x{id(store) % 997}"
+    seed = f"seed-{gid}"
+    names = [f"name-{i}" for i in range(len(players))]
+    made = Table.created_event(game, gid, names, {}, seed, stacked)
+    payload = dict(made.payload)
+    payload["seats"] = [{**s, **({"player": p} if p else {})} for s, p in zip(payload["seats"], players, strict=True)]
+    if rated is not None:
+        payload["rated"] = rated
+    first = chain([Draft("game-created", payload)], REFEREE, 1, GENESIS, made.at, seed)[0]
+    table = Table.from_created(first)
+    log = [first] + table.settle_all(seed)
+    if abort:
+        events, fork = table.propose_abort("test", seed=seed)
+    else:
+        events, fork = table.propose(resigns, [{"type": "resign"}], seed=seed)
+    table.commit(fork)
+    log += events + table.settle_all(seed)
+    store.create(GameRecord(gid, game, first.at, names, {}, seed, status="settling", version=1), first)
+    store.append(gid, 1, log[1:], status=table.status)
+    return gid
+
+
+def export(store, game_id: str) -> str:
+    return "".join(line + "\n" for line in store.raw_events(game_id))
