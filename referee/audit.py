@@ -226,7 +226,9 @@ def _replay(events: list[Event], seed: str | None, salt_key: str | None = None) 
         p = first.payload
         expected = Table.created_event(p["game"], p["id"], [s["name"] for s in p["seats"]],
                                        p["options"], "x", p["stacked"], first.at,
-                                       bots={s["seat"]: s["bot"] for s in p["seats"] if "bot" in s})
+                                       bots={s["seat"]: s["bot"] for s in p["seats"] if "bot" in s},
+                                       accounts={s["seat"]: s["player"] for s in p["seats"] if "player" in s},
+                                       rated=p.get("rated", True) is not False)
     except (RefereeError, KeyError, TypeError) as err:
         raise Divergence(1, "bad-game", f"the game cannot be created as logged: {err}") from None
     # The seed commitment is the log's own; the engine version may be older than

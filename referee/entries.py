@@ -22,6 +22,17 @@ from referee.errors import MalformedMove
 PLAYER_FIELDS: dict[str, Callable] = {}
 # What a new game keeps of its entries beyond their names (see ``keep``).
 KEEPERS: dict[str, Callable] = {}
+# key -> resolve(value, field) -> the whole entry, taken from elsewhere: a seat
+# given as ``{"player": ID}`` takes its name and contacts from that player's
+# account (referee/players). Such an entry holds that key alone.
+RESOLVERS: dict[str, Callable] = {}
+
+
+def register_resolver(key: str, resolve: Callable) -> None:
+    """Let an entry be ``{key: value}`` alone, made whole by ``resolve(service,
+    value, field)``: ``{"name", ...}`` plus ``token_hash`` (a token that acts for the
+    seat as its own does) and any registered key."""
+    RESOLVERS.setdefault(key, resolve)
 
 
 def register(key: str, checker: Callable) -> None:
@@ -52,13 +63,20 @@ def keep(entries: list[dict], asked: dict) -> tuple[dict, dict[int, dict], dict]
     return extra, seats, answer
 
 
-def parse_player(entry, index: int) -> dict:
+def parse_player(entry, index: int, service=None) -> dict:
     """One player entry as ``{"name": ..., <registered key>: value, ...}``."""
     where = f"players[{index}]"
     if isinstance(entry, str):
         entry = {"name": entry}
     if not isinstance(entry, dict):
         raise MalformedMove("a player is a name or an object {name, email, webhook}", field=where)
+    resolved = [key for key in entry if key in RESOLVERS]
+    if resolved:
+        key = resolved[0]
+        if len(entry) != 1:
+            raise MalformedMove(f"a seat given by {key} takes everything else from it: "
+                                f"give {{{key!r}: ...}} alone", field=f"{where}.{sorted(set(entry) - {key})[0]}")
+        return RESOLVERS[key](service, entry[key], f"{where}.{key}")
     name = entry.get("name")
     if not isinstance(name, str) or not 1 <= len(name) <= 100:
         raise MalformedMove("a player's name is a string of 1 to 100 characters", field=f"{where}.name")
@@ -76,8 +94,9 @@ def parse_player(entry, index: int) -> dict:
     return out
 
 
-def parse_players(players) -> list[dict]:
-    """Every player entry checked: a list of ``{"name", ...}`` in seat order."""
+def parse_players(players, service=None) -> list[dict]:
+    """Every player entry checked: a list of ``{"name", ...}`` in seat order
+    (``service``: the one creating the game, for the resolvers)."""
     if not isinstance(players, list) or not 1 <= len(players) <= 16:
         raise MalformedMove("players must be a list of 1 to 16 names or objects", field="players")
-    return [parse_player(p, i) for i, p in enumerate(players)]
+    return [parse_player(p, i, service) for i, p in enumerate(players)]

@@ -43,7 +43,7 @@ def replace(service, game_id: str, caller, seat, body, idempotency_key: str | No
         raise Forbidden("only the admin token may replace a seat's player")
     if not isinstance(body, dict):
         raise MalformedMove("the body is an object {name, email?, webhook?}", field="body")
-    entry = entries.parse_player(body, 0)  # name, email, webhook, bot checked as at creation
+    entry = entries.parse_player(body, 0, service)  # name, email, webhook, bot checked as at creation
     bot = entry.get("bot")
     if idempotency_key is not None and (not isinstance(idempotency_key, str) or not 1 <= len(idempotency_key) <= 200
                                         or not idempotency_key.isprintable() or not idempotency_key.isascii()):

@@ -11,7 +11,9 @@ wired here, never named by the service:
   a timeout owes (referee/bots, ``table.use_bots``);
 * notices: a reaction that queues the outbox's sweep once a game is at rest
   (referee/mail/outbox.py), and its job;
-* clocks: the keeper's ``tick`` job (referee/timeouts.py).
+* clocks: the keeper's ``tick`` job (referee/timeouts.py);
+* players (referee/players): a seat given as ``{"player": ID}`` (an entry
+  resolver), and the confirmation messages the background sender retries.
 
 A new reaction (ratings, a league's next round) is one more ``subscribe`` and,
 if it works in a job, one more ``register`` here. The API app, ``referee
@@ -24,7 +26,8 @@ from __future__ import annotations
 
 from referee import bots, entries, table, timeouts
 from referee.config import Config
-from referee.mail import contacts, outbox
+from referee.mail import contacts, outbox, sending
+from referee.players import accounts, confirmation
 from referee.queue import InlineQueue, make_queue
 from referee.service import GameService
 from referee.store import Store, open_store
@@ -37,7 +40,10 @@ def wire() -> None:
     entries.register("webhook", contacts.check_webhook)
     entries.register("bot", bots.check_bot)
     entries.register_keeper("contacts", contacts.keep)
+    entries.register_resolver("player", accounts.seat_resolver)
     table.use_bots(bots)
+    if confirmation.deliver_due not in sending.EVERY_ROUND:  # players' confirmations not yet sent
+        sending.EVERY_ROUND.append(confirmation.deliver_due)
 
 
 def assemble(store: Store, queue=None, **options) -> GameService:

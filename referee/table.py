@@ -75,8 +75,12 @@ class Table:
     @staticmethod
     def created_event(game: str, game_id: str, players: list[str], options: dict,
                       seed: str, stacked: bool, at: str | None = None,
-                      salt_key: str | None = None, bots: dict | None = None) -> Event:
-        """The first event of a new game (options validated and completed here)."""
+                      salt_key: str | None = None, bots: dict | None = None,
+                      accounts: dict | None = None, rated: bool = True) -> Event:
+        """The first event of a new game (options validated and completed here).
+        ``accounts``: seat -> the player id seated there (referee/players), logged so
+        that ratings can be recomputed from exports; ``rated=False`` is logged too
+        (a game is rated unless it says so)."""
         eng = engine_by_name(game)
         if not isinstance(options or {}, dict):
             raise MalformedMove("options must be an object", field="options")
@@ -89,6 +93,9 @@ class Table:
         if clock is not None:
             opts["clock"] = clock
         bots = bots or {}
+        accounts = accounts or {}
+        if any(not isinstance(pid, str) or not 0 <= seat < len(players) for seat, pid in accounts.items()):
+            raise MalformedMove("a seat's player is a player id", field="players")
         if any(kind not in bot_kinds() or not 0 <= seat < len(players) for seat, kind in bots.items()):
             raise MalformedMove(f"a bot is one of {', '.join(bot_kinds())}", field="players")
         if bots and len(bots) == len(players) and eng.name == "castle-danger" and not opts.get("turn_limit"):
@@ -97,11 +104,14 @@ class Table:
                                 field="options.turn_limit")
         payload = {
             "game": game, "id": game_id, "options": opts,
-            "seats": [{"seat": i, "name": n, **({"bot": bots[i]} if i in bots else {})}
+            "seats": [{"seat": i, "name": n, **({"bot": bots[i]} if i in bots else {}),
+                       **({"player": accounts[i]} if i in accounts else {})}
                       for i, n in enumerate(players)],
             "seed_commitment": rngmod.commitment(seed), "stacked": stacked,
             "engine_version": eng.version,
         }
+        if not rated:
+            payload["rated"] = False
         return chain([Draft("game-created", payload)], REFEREE, 1, GENESIS, at, _key(seed, salt_key))[0]
 
     @classmethod

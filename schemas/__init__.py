@@ -28,7 +28,11 @@ class PlayerEntry(fields.Field):
                 "webhook": {"type": "string", "format": "uri", "nullable": True,
                             "description": "http(s); loopback and private addresses refused"},
                 "bot": {"type": "string", "enum": ["random", "basic"], "nullable": True,
-                        "description": "the referee plays this seat itself (docs/bots.md)"}}}]}, **kw)
+                        "description": "the referee plays this seat itself (docs/bots.md)"}}},
+            {"type": "object", "required": ["player"], "additionalProperties": False, "properties": {
+                "player": {"type": "string", "description": "a player's id (docs/players.md): the seat "
+                           "takes the player's name and contacts, and the player's token acts for it"}}}]},
+            **kw)
 
     def _deserialize(self, value, attr, data, **kw):
         if isinstance(value, str) and 1 <= len(value) <= 100:
@@ -45,6 +49,8 @@ class Contact(Schema):
     webhook = fields.String(allow_none=True)
     webhook_secret = fields.String(metadata={"description": "signs this seat's webhooks (Standard "
                                                             "Webhooks): shown only when a webhook is set"})
+    player = fields.String(metadata={"description": "the player seated here: their contacts are "
+                                                    "theirs, shown only to them (GET /v1/players/me)"})
 
 
 class SpectatorsHook(Schema):
@@ -100,6 +106,8 @@ class CreateGame(Strict):
     spectators = fields.Dict(keys=fields.String(), metadata={
         "description": "{webhook}: a URL told of every change as an onlooker sees it (a forum "
                        "bot); private like the seats' contacts"})
+    rated = fields.Boolean(load_default=True, truthy={True}, falsy={False}, metadata={
+        "description": "false: the game rates nobody, though every seat is a player (docs/players.md)"})
 
 
 class Seat(Schema):
@@ -111,6 +119,9 @@ class Seat(Schema):
     email = fields.String(metadata={"description": "the seat's e-mail address, if given (private)"})
     webhook = fields.String(metadata={"description": "the seat's webhook URL, if given (private)"})
     webhook_secret = fields.String(metadata={"description": "signs this seat's webhooks: shown once"})
+    player = fields.String(metadata={"description": "the player seated here (given as {player}): "
+                                                    "their token acts for the seat, their contacts "
+                                                    "get its notices"})
 
 
 class GameCreated(Schema):

@@ -73,7 +73,8 @@ def create_game(args):
 
     Options: the game's own (docs/api.md lists them), plus `seed` (a reproducible private
     game) or an explicit deck order, either of which marks the game `stacked`."""
-    created = service().create(args["game"], args["players"], args["options"], args.get("spectators"))
+    created = service().create(args["game"], args["players"], args["options"], args.get("spectators"),
+                               rated=args.get("rated", True))
     metrics.games_created.labels(args["game"]).inc()
     return created
 

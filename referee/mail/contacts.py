@@ -96,7 +96,13 @@ def contacts_of(entries: list[dict]) -> tuple[dict[str, dict], dict[int, str]]:
         contact = {k: entry[k] for k in CONTACT_KEYS if k in entry}
         if not contact:
             continue
-        if "webhook" in contact:
+        if entry.get("player"):
+            # A player's own contacts (referee/players): the player's webhook secret,
+            # which the player already has; shown to nobody here.
+            contact["player"] = entry["player"]
+            if "webhook" in contact:
+                contact["webhook_secret"] = entry["webhook_secret"]
+        elif "webhook" in contact:
             contact["webhook_secret"] = secrets_once[seat] = new_webhook_secret()
         kept[str(seat)] = contact
     return kept, secrets_once
@@ -111,6 +117,9 @@ def keep(entries: list[dict], asked: dict) -> tuple[dict, dict[int, dict], dict]
     kept, secrets_once = contacts_of(entries)
     seats = {}
     for seat, entry in enumerate(entries):
+        if entry.get("player"):  # a player's contacts are the player's: the answer names the player
+            seats[seat] = {"player": entry["player"]}
+            continue
         shown = {k: entry[k] for k in CONTACT_KEYS if k in entry}
         if seat in secrets_once:
             shown["webhook_secret"] = secrets_once[seat]
@@ -123,6 +132,8 @@ def keep(entries: list[dict], asked: dict) -> tuple[dict, dict[int, dict], dict]
 def public_contact(contact: dict | None) -> dict:
     """A contact as shown to the admin or its seat: the secret is shown only once."""
     contact = contact or {}
+    if contact.get("player"):  # a player's own contacts stay the player's (GET /v1/players/me)
+        return {"email": None, "webhook": None, "player": contact["player"]}
     return {"email": contact.get("email"), "webhook": contact.get("webhook")}
 
 

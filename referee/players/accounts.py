@@ -12,12 +12,13 @@ from __future__ import annotations
 import hmac
 import time
 
+from referee.caller import token_hash
+from referee.errors import Unauthenticated
 from referee.events import utcnow
 from referee.games.base import MalformedMove, RefereeError
 from referee.mail.contacts import check_email, check_webhook, new_webhook_secret
 from referee.players import confirmation
 from referee.players.store import new_player_id, new_player_token, player_of_token, players_of
-from referee.service import Unauthenticated, token_hash
 
 BOTS = ("random", "basic")
 
@@ -185,6 +186,11 @@ def history(service, player_id: str, game: str, after: int = 0, limit: int = 100
     return {"id": player["id"], "game": game,
             "rating": players_of(service).ratings(player["id"]).get(game) or initial(),
             "history": page, "next": page[-1]["n"] if len(entries) > limit else None}
+
+
+def seat_resolver(service, player_id, field: str) -> dict:
+    """A seat given as ``{"player": ID}`` (registered with referee/entries.py)."""
+    return seat_of(service, player_id, field)
 
 
 def seat_of(service, player_id, field: str = "players") -> dict:

@@ -27,8 +27,8 @@ from __future__ import annotations
 
 import json
 
+from referee.players.base import Conflict, PlayerStore
 from referee.players.sqlite import entry_of
-from referee.players.store import Conflict, PlayerStore
 
 R = "{referee:ratings}:"
 RATING_KEYS = [R + "games", R + "order", R + "pending"]

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from contextlib import contextmanager
 
-from referee.players.store import Conflict, PlayerStore
+from referee.players.base import Conflict, PlayerStore
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS players (

@@ -35,14 +35,21 @@ def new_game_id() -> str:
 class Creating:
     """GameService's part that makes new games (see referee/service/__init__.py)."""
 
-    def create(self, game: str, players: list, options: dict | None = None, spectators: dict | None = None) -> dict:
+    def create(self, game: str, players: list, options: dict | None = None, spectators: dict | None = None,
+               rated: bool = True) -> dict:
         # Players are names or objects {name, email, webhook, bot}: only the names
         # (and which seats are bots) go into the log; what the registered features
         # keep of the rest (contacts, the spectators' webhook) is kept private
         # beside the record (referee/entries.py).
-        entries = entriesmod.parse_players(players)
+        entries = entriesmod.parse_players(players, self)
         players = [e["name"] for e in entries]
         bots = {i: e["bot"] for i, e in enumerate(entries) if e.get("bot")}
+        accounts = {i: e["player"] for i, e in enumerate(entries) if e.get("player")}
+        for i, pid in accounts.items():
+            if pid in [accounts[j] for j in accounts if j < i]:
+                raise MalformedMove("a player takes one seat of a game", field=f"players[{i}].player")
+        if not isinstance(rated, bool):
+            raise MalformedMove("rated is true or false", field="rated")
         extra, shown, shown_once = entriesmod.keep(entries, {"spectators": spectators})
         if not isinstance(game, str):
             raise MalformedMove("game must be a string", field="game")
@@ -55,7 +62,7 @@ class Creating:
         salt_key = secrets.token_hex(32)
         game_id = new_game_id()
         created = Table.created_event(game, game_id, players, options, seed, stacked, salt_key=salt_key,
-                                      bots=bots)
+                                      bots=bots, accounts=accounts, rated=rated)
         table = Table.from_created(created)
         # A bot seat has no token: the referee alone moves for it.
         seats = [{"seat": i, "name": n, "bot": bots[i]} if i in bots else
@@ -64,6 +71,8 @@ class Creating:
             seat.update(shown.get(seat["seat"], {}))
         admin = new_token()
         tokens = {token_hash(s["token"]): s["seat"] for s in seats if "token" in s} | {token_hash(admin): ADMIN}
+        # a seated player's own token acts for the seat too (referee/entries.py resolvers)
+        tokens |= {e["token_hash"]: i for i, e in enumerate(entries) if e.get("token_hash") and i not in bots}
         record = GameRecord(game_id, game, created.at, list(players), tokens, seed,
                             status=table.status, version=1, salt_key=salt_key,
                             extra=extra)

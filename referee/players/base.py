@@ -1,0 +1,136 @@
+"""Where players live: one small interface, beside the game store, on SQLite or Redis.
+
+A player is ``{id, name, bot, created}`` (public) plus private parts: the SHA-256
+hash of its token (never the token), its contacts (``email`` with
+``email_confirmed``, ``webhook`` with ``webhook_secret``) and its pending e-mail
+confirmation. Its results are kept as aggregates, so a profile reads a few small
+records however many games the player has finished: a rating per game, games
+played and won per game, and the rating history (paged, never read whole).
+
+Recording a finished game is the one multi-player write (``record``). It is a
+compare-and-set on the ratings' ``order`` (how many games have been recorded) and
+writes the game's marker, its order number and every player's part at once (SQLite:
+one transaction; Redis: the plan first, in one script, then each player's part, each
+once; see referee/players/redis.py), so a job retried after a crash records a game
+exactly once and a game recorded meanwhile by another job sends this one back to read
+the ratings again.
+"""
+
+from __future__ import annotations
+
+import secrets
+
+from referee.store import Conflict  # noqa: F401 - raised by ``record``; callers import it here
+
+
+def new_player_id() -> str:
+    # as game ids (referee/service.py new_game_id): no '-', '_' or '.', which the token uses
+    return secrets.token_urlsafe(9).replace("-", "x").replace("_", "y")
+
+
+def new_player_token(player_id: str) -> str:
+    """A player's token names its player (``ID.SECRET``), so checking it reads only
+    that player's record, which a Redis Cluster keeps in the player's own slot."""
+    return f"{player_id}.{secrets.token_urlsafe(24)}"
+
+
+def player_of_token(token: str) -> str | None:
+    pid, dot, rest = token.partition(".")
+    return pid if dot and pid and rest and len(token) <= 200 else None
+
+
+class PlayerStore:
+    """The interface; referee/players/sqlite.py and redis.py implement it."""
+
+    # ---- players ---------------------------------------------------------------------
+
+    def create(self, player: dict, token_hash: str, contacts: dict, confirm: dict | None) -> None:
+        """A new player: public ``player`` {id, name, bot, created}, private parts."""
+        raise NotImplementedError
+
+    def get(self, player_id: str) -> dict | None:
+        """The whole record, private parts too: {id, name, bot, created, token_hash,
+        contacts, confirm, attempts} (``attempts``: wrong codes tried since the last
+        confirmation was issued). None: no such player."""
+        raise NotImplementedError
+
+    def update(self, player_id: str, contacts: dict, confirm: dict | None) -> None:
+        """Rewrite the private parts; a new ``confirm`` starts its attempts at 0."""
+        raise NotImplementedError
+
+    def wrong_code(self, player_id: str) -> int:
+        """Count one wrong confirmation code; returns how many so far."""
+        raise NotImplementedError
+
+    # ---- confirmation mail ------------------------------------------------------------
+
+    def claim_address(self, address_key: str, now: float, window: float) -> bool:
+        """Whether a confirmation may be mailed to this address now: true (and the
+        window starts) when none was mailed to it in the last ``window`` seconds."""
+        raise NotImplementedError
+
+    def queue_mail(self, player_id: str, at: float) -> None:
+        raise NotImplementedError
+
+    def due_mail(self, now: float, limit: int = 100) -> list[dict]:
+        """[{player, next_try, attempts}] due now, earliest first."""
+        raise NotImplementedError
+
+    def claim_mail(self, entry: dict, until: float) -> bool:
+        """Take a due mail for sending (its next try moved to ``until``), only if
+        nobody else has since it was read."""
+        raise NotImplementedError
+
+    def mail_done(self, player_id: str) -> None:
+        raise NotImplementedError
+
+    def mail_failed(self, player_id: str, attempts: int, next_try: float, error: str) -> None:
+        raise NotImplementedError
+
+    # ---- results ---------------------------------------------------------------------
+
+    def ratings(self, player_id: str) -> dict[str, dict]:
+        """{game: rating}."""
+        raise NotImplementedError
+
+    def stats(self, player_id: str) -> dict[str, dict]:
+        """{game: {played, won}}: every finished game the player held a seat in."""
+        raise NotImplementedError
+
+    def history(self, player_id: str, game: str, after: int = 0, limit: int = 100,
+                newest: bool = False) -> list[dict]:
+        """Rating history entries ``{n, game_id, ended_at, order, place, before,
+        after}`` of one game, ``n`` counting from 1: those after ``n = after``, at
+        most ``limit``; ``newest``: the last ``limit`` instead (a picture's)."""
+        raise NotImplementedError
+
+    def rating_read(self, player_ids: list[str], game: str) -> tuple[int, dict | None, dict]:
+        """(order, the pending plan if a recording was cut short, {player: rating or None})."""
+        raise NotImplementedError
+
+    def recorded(self, game_id: str) -> dict | None:
+        """The marker of a recorded game {order, game, ended_at, rated}, or None."""
+        raise NotImplementedError
+
+    def record(self, made: dict, expected_order: int) -> bool:
+        """Record a finished game's plan (referee/players/ratings.py ``plan``) as
+        game number ``expected_order + 1``: False if the game is recorded already;
+        ``Conflict`` if another game was recorded since ``expected_order`` was read
+        (or a cut-short recording is to be finished first: ``finish_pending``)."""
+        raise NotImplementedError
+
+    def finish_pending(self) -> None:
+        """Finish a recording a crash cut short (where one can be: Redis)."""
+
+    def recorded_games(self) -> list[tuple[str, dict]]:
+        """Every recorded game (id, marker), in the order recorded."""
+        raise NotImplementedError
+
+    def all_ratings(self) -> dict[str, dict[str, dict]]:
+        """{player: {game: rating}} of every player (the check's; never on a request)."""
+        raise NotImplementedError
+
+    # The point just before a write becomes final. Tests make it raise, as a
+    # process killed there would stop.
+    def _commit_point(self, where: str) -> None:
+        pass

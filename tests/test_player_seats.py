@@ -1,0 +1,88 @@
+"""A seat given as {"player": ID}: it takes the player's name and contacts, the
+player's token acts for it, the log names the player (so ratings can be
+recomputed from an export), and nobody else reads the player's contacts."""
+
+from __future__ import annotations
+
+from referee.audit import audit
+
+GAME = "king-of-danger"
+
+
+def auth(token) -> dict:
+    return {"Authorization": f"Bearer {token}"}
+
+
+def register(client, **body) -> dict:
+    r = client.post("/v1/players", json=body)
+    assert r.status_code == 201, r.json
+    return r.json
+
+
+def test_a_players_token_plays_their_seat_and_the_log_names_them(client):
+    ann = register(client, name="Ann")
+    bob = register(client, name="Bob", webhook="https://hooks.example/bob")
+    r = client.post("/v1/games", json={"game": GAME, "players": [{"player": ann["id"]}, {"player": bob["id"]}],
+                                       "options": {"seed": "seats-1"}})
+    assert r.status_code == 201, r.json
+    game = r.json
+    assert [s["name"] for s in game["seats"]] == ["Ann", "Bob"]
+    assert [s["player"] for s in game["seats"]] == [ann["id"], bob["id"]]
+    # the game's creator reads neither contacts nor secrets of the players it seats
+    assert all("webhook" not in s and "webhook_secret" not in s and "email" not in s for s in game["seats"])
+    contacts = client.get(f"/v1/games/{game['id']}/contacts", headers=auth(game["admin_token"])).json
+    assert contacts["contacts"][1]["webhook"] is None and contacts["contacts"][1]["player"] == bob["id"]
+
+    gid = game["id"]
+    seat = client.get(f"/v1/games/{gid}").json["to_act"][0]
+    token = (ann, bob)[seat]["token"]
+    legal = client.get(f"/v1/games/{gid}/legal", headers=auth(token)).json
+    assert legal["seat"] == seat
+    r = client.post(f"/v1/games/{gid}/moves", json={"move": legal["moves"][0]}, headers=auth(token))
+    assert r.status_code == 201, r.json
+    # the other player's token is no key to this seat
+    other = (ann, bob)[1 - seat]["token"]
+    r = client.post(f"/v1/games/{gid}/moves", json={"move": legal["moves"][0]}, headers=auth(other))
+    assert r.status_code in (403, 409, 422) and r.json["code"] != "unauthenticated"
+
+    export = client.get(f"/v1/games/{gid}/export", headers=auth(game["admin_token"])).text
+    first = export.splitlines()[0]
+    assert f'"player":"{ann["id"]}"' in first and f'"player":"{bob["id"]}"' in first
+    assert "hooks.example" not in export  # contacts are never in the log
+    assert audit(export)["valid"]
+
+
+def test_rated_false_is_in_the_log_and_audits(client):
+    ann, bob = register(client, name="Ann"), register(client, name="Bob")
+    r = client.post("/v1/games", json={"game": GAME, "players": [{"player": ann["id"]}, {"player": bob["id"]}],
+                                       "rated": False})
+    assert r.status_code == 201, r.json
+    export = client.get(f"/v1/games/{r.json['id']}/export", headers=auth(r.json["admin_token"])).text
+    assert '"rated":false' in export.splitlines()[0]
+    assert audit(export)["valid"]
+
+
+def test_a_forged_player_seat_fails_the_audit(client):
+    ann, bob = register(client, name="Ann"), register(client, name="Bob")
+    r = client.post("/v1/games", json={"game": GAME, "players": [{"player": ann["id"]}, {"player": bob["id"]}]})
+    export = client.get(f"/v1/games/{r.json['id']}/export", headers=auth(r.json["admin_token"])).text
+    forged = export.replace(ann["id"], "someone-else", 1)
+    assert not audit(forged)["valid"]
+
+
+def test_bad_player_seats_are_refused_and_create_nothing(client, service):
+    ann = register(client, name="Ann")
+    before = len(service.games())
+    cases = [
+        ([{"player": "nobody-here"}, "Bob"], "players[0].player"),
+        ([{"player": ann["id"]}, {"player": ann["id"]}], "players[1].player"),
+        ([{"player": ann["id"], "name": "Ann2"}, "Bob"], "players[0].name"),
+    ]
+    for players, field in cases:
+        r = client.post("/v1/games", json={"game": GAME, "players": players})
+        assert r.status_code == 400, (players, r.json)
+        assert r.json["field"] == field, r.json
+        assert r.headers["Content-Type"].startswith("application/problem+json")
+    r = client.post("/v1/games", json={"game": GAME, "players": ["Ann", "Bob"], "rated": "no"})
+    assert r.status_code == 400
+    assert len(service.games()) == before
