@@ -140,3 +140,9 @@ def test_a_delivery_connects_to_the_address_it_checked(client, service, monkeypa
         assert all(n["state"] == "sent" for n in g.get("/notices", "admin").json["notices"] if n["seat"] == 0)
     finally:
         hooks.stop()
+
+
+def test_a_url_whose_brackets_hold_no_address_is_400(client):
+    r = client.post("/v1/games", json={"game": "king-of-danger",
+                                       "players": ["Ann", {"name": "Bob", "webhook": "http://[::1/hook"}]})
+    assert r.status_code == 400 and r.json["field"] == "players[1].webhook"
