@@ -43,8 +43,9 @@ MAX_VERSION = 2**31 - 1
 # that starts cold applies at most this many events on top of it.
 SNAPSHOT_EVERY = 16
 # What a cached table holds: bumped when Table gains a field a replay would fill
-# in differently from its default (2: the clock's timers, bots and owed moves).
-TABLE_FORMAT = 2
+# in differently from its default (2: the clock's timers, bots and owed moves;
+# 3: the states' ``revealed``).
+TABLE_FORMAT = 3
 
 
 # ---- refusals the service itself makes (engines make the rest) ------------------------
@@ -343,7 +344,7 @@ class GameService:
 
     def _public_options(self, table: Table, viewer) -> dict:
         opts = dict(table.state.options)
-        if viewer != ADMIN and not table.over:
+        if viewer != ADMIN and not (table.over and table.seed_revealed):  # open with the log
             for k in DECK_OPTIONS:
                 if opts.get(k) is not None:
                     opts[k] = "hidden until the game ends"
