@@ -142,6 +142,8 @@ def post(url: str, body: bytes, headers: dict, timeout: float = 15) -> int:
 
     kind = http.client.HTTPSConnection if parts.scheme == "https" else http.client.HTTPConnection
     conn = kind(host, port, timeout=timeout)  # the Host header and the TLS name are the URL's
+    # http.client opens its socket through this attribute (HTTPSConnection then wraps
+    # it in TLS, verified for the URL's host): the one place a look-up would happen
     conn._create_connection = connect
     path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
     try:
