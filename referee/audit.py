@@ -153,39 +153,45 @@ def _parse(text: str | bytes) -> list[Event]:
     events = []
     prev = "0" * 64
     payloads: set[str] = set()  # payload texts found canonical (see _usual_body)
-    for i, line in enumerate(lines, start=1):
-        if whole is None:
-            try:
-                line = line.decode("utf-8")
-            except UnicodeDecodeError:
-                raise Divergence(i, "malformed", f"line {i} is not UTF-8") from None
-        d = _loads(line)
-        if d is None:
-            try:
-                d = json.loads(line)  # anything else, answered (or refused) as json.loads does
-            except ValueError as err:
-                raise Divergence(i, "malformed", f"line {i} is not JSON: {err}") from None
-        if type(d) is not dict or d.keys() != FIELDS:
-            raise Divergence(i, "malformed", f"line {i} must have exactly the fields {sorted(FIELDS)}")
-        # One canonical form per event: the body's (what the hash covers); the
-        # line must be exactly that with "hash" in its sorted place (after "at").
-        body = _usual_body(d, line, payloads)
-        given = d.pop("hash")  # what is left is the body, no second dict built
-        if body is None:
-            body = parsed_canonical_text(d)
-            head = '{"actor":' + _scalar_text(d["actor"]) + ',"at":' + _scalar_text(d["at"]) + ","
-            if (not body.startswith(head)
-                    or line != head + '"hash":' + _scalar_text(given) + "," + body[len(head):]):
-                raise Divergence(i, "not-canonical", f"line {i} is not in canonical JSON form")
-        seq = d["seq"]
-        if type(seq) is not int or seq != i:  # true is not 1, nor 1.0
-            raise Divergence(i, "seq-gap", f"line {i} has seq {seq!r}, expected {i}")
-        if d["prev"] != prev:
-            raise Divergence(i, "broken-chain", f"event {i}'s prev is not event {i - 1}'s hash")
-        if hashlib.sha256(body.encode()).hexdigest() != given:
-            raise Divergence(i, "bad-hash", f"event {i}'s hash does not match its content")
-        events.append(Event(seq, d["type"], d["actor"], d["at"], d["payload"], prev, d["salt"], given, line))
-        prev = given
+    i = 0
+    try:
+        for i, line in enumerate(lines, start=1):
+            if whole is None:
+                try:
+                    line = line.decode("utf-8")
+                except UnicodeDecodeError:
+                    raise Divergence(i, "malformed", f"line {i} is not UTF-8") from None
+            d = _loads(line)
+            if d is None:
+                try:
+                    d = json.loads(line)  # anything else, answered (or refused) as json.loads does
+                except json.JSONDecodeError as err:
+                    raise Divergence(i, "malformed", f"line {i} is not JSON: {err}") from None
+                except ValueError:  # Python reads no integer of more than 4,300 digits
+                    raise Divergence(i, "malformed", f"line {i} holds an integer too long to read") from None
+            if type(d) is not dict or d.keys() != FIELDS:
+                raise Divergence(i, "malformed", f"line {i} must have exactly the fields {sorted(FIELDS)}")
+            # One canonical form per event: the body's (what the hash covers); the
+            # line must be exactly that with "hash" in its sorted place (after "at").
+            body = _usual_body(d, line, payloads)
+            given = d.pop("hash")  # what is left is the body, no second dict built
+            if body is None:
+                body = parsed_canonical_text(d)
+                head = '{"actor":' + _scalar_text(d["actor"]) + ',"at":' + _scalar_text(d["at"]) + ","
+                if (not body.startswith(head)
+                        or line != head + '"hash":' + _scalar_text(given) + "," + body[len(head):]):
+                    raise Divergence(i, "not-canonical", f"line {i} is not in canonical JSON form")
+            seq = d["seq"]
+            if type(seq) is not int or seq != i:  # true is not 1, nor 1.0
+                raise Divergence(i, "seq-gap", f"line {i} has seq {seq!r}, expected {i}")
+            if d["prev"] != prev:
+                raise Divergence(i, "broken-chain", f"event {i}'s prev is not event {i - 1}'s hash")
+            if hashlib.sha256(body.encode()).hexdigest() != given:
+                raise Divergence(i, "bad-hash", f"event {i}'s hash does not match its content")
+            events.append(Event(seq, d["type"], d["actor"], d["at"], d["payload"], prev, d["salt"], given, line))
+            prev = given
+    except RecursionError:  # a line nested deeper than the parser or the encoder can go
+        raise Divergence(i, "malformed", f"line {i} nests too deeply to be an event") from None
     if not events:
         raise Divergence(1, "malformed", "the log is empty")
     return events
@@ -361,15 +367,18 @@ def _audit(text: str | bytes) -> dict:
     seed = key = None
     revealed = [e for e in events if e.type == "seed-revealed" and e.actor == REFEREE]
     if revealed:
-        seed = revealed[-1].payload.get("seed")
-        if not isinstance(seed, str) or rngmod.commitment(seed) != events[0].payload.get("seed_commitment"):
+        # (a forged log's payloads may be any JSON: what is not an object names nothing)
+        shown = revealed[-1].payload if isinstance(revealed[-1].payload, dict) else {}
+        committed = events[0].payload.get("seed_commitment") if isinstance(events[0].payload, dict) else None
+        seed = shown.get("seed")
+        if not isinstance(seed, str) or rngmod.commitment(seed) != committed:
             report["seed"] = "mismatch"
             report["first_error"] = {"seq": revealed[-1].seq, "code": "seed-mismatch",
                                      "detail": "the revealed seed does not match the commitment in event 1"}
             return report
         # Salts are keyed by the salt key revealed with the seed; logs written
         # before salt keys existed (0.1) keyed them by the seed itself.
-        key = revealed[-1].payload.get("salt_key", seed)
+        key = shown.get("salt_key", seed)
         if not isinstance(key, str):
             key = None
         for ev in events:

@@ -83,7 +83,8 @@ class Notice(Schema):
     version = fields.Integer(metadata={"description": "the game's version the notice was written at"})
     reason = fields.String(metadata={"description": "start, turn, trick, hand, game-over, reminder, timeout, "
                                                     "or an answer to a mail: applied, refused, show, help"})
-    state = fields.String(metadata={"description": "pending or sent"})
+    state = fields.String(metadata={"description": "pending, sent, or failed (a webhook the address guard "
+                                                   "refused: not tried again; error says why)"})
     attempts = fields.Integer()
     error = fields.String(allow_none=True, metadata={"description": "the last delivery's failure"})
     created = fields.String()

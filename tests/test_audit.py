@@ -276,3 +276,56 @@ def test_a_seat_written_as_true_on_a_moves_later_event_is_caught(finished):
     second["actor"] = True
     report = audit(reseal(lines))
     assert not report["valid"] and report["first_error"]["seq"] == second["seq"], report["first_error"]
+
+
+def test_an_event_rehashed_alone_breaks_the_chain_at_the_next(finished):
+    """A forger changes one event (its time, which no rule reads) and recomputes
+    that event's hash, but not the rest of the chain: every event still matches its
+    own hash, so only the check that each ``prev`` is the previous hash can see it."""
+    from datetime import datetime, timedelta
+
+    _, text = finished
+    lines = [json.loads(line) for line in text.splitlines()]
+    k = next(i for i in range(1, len(lines) - 1)
+             if isinstance(lines[i]["actor"], int) and isinstance(lines[i + 1]["actor"], int))
+    at = datetime.strptime(lines[k]["at"], "%Y-%m-%dT%H:%M:%S.%fZ") + timedelta(milliseconds=1)
+    changed = {**lines[k], "at": at.strftime("%Y-%m-%dT%H:%M:%S.%fZ")}
+    # the change itself passes every other check: resealed from there on, the log is valid
+    assert audit(reseal(lines[:k] + [changed] + lines[k + 1:]))["valid"]
+    forged = lines[:k] + [Event.from_dict(changed).sealed().to_dict()] + lines[k + 1:]
+    report = audit("".join(canonical(d).decode() + "\n" for d in forged))
+    assert report["first_error"]["code"] == "broken-chain"
+    assert report["first_error"]["seq"] == k + 2  # the event after the changed one, seq k + 1
+    assert not report["valid"] and report["chain"] == "broken"
+
+
+@pytest.mark.parametrize("line", ["[" * 2000 + "]" * 2000, '{"a":' * 50000 + "1" + "}" * 50000,
+                                  '{"seq": ' + "9" * 5000 + "}"], ids=["lists", "objects", "digits"])
+def test_a_line_too_deep_or_too_long_to_read_is_malformed_at_that_line(finished, line):
+    _, text = finished
+    lines = text.splitlines()
+    report = audit("\n".join(lines[:3] + [line] + lines[3:]) + "\n")
+    assert not report["valid"]
+    assert report["first_error"]["code"] == "malformed" and report["first_error"]["seq"] == 4
+
+
+def test_forged_payloads_of_any_json_kind_are_divergences():
+    """A chain whole but for payloads that are no objects (a forger can hash
+    anything): a report, never an exception."""
+    prev, lines = "0" * 64, []
+    for seq, (kind, payload) in enumerate([("game-created", []), ("seed-revealed", [1])], start=1):
+        ev = Event(seq, kind, "referee", "2020-01-01T00:00:00.000000Z", payload, prev).sealed()
+        lines.append(ev.to_json())
+        prev = ev.hash
+    report = audit("\n".join(lines) + "\n")
+    assert not report["valid"] and report["first_error"]["code"] == "seed-mismatch"
+
+
+def test_cli_audit_of_a_deeply_nested_line_is_a_report(finished, tmp_path):
+    _, text = finished
+    path = tmp_path / "deep.jsonl"
+    path.write_text(text.splitlines()[0] + "\n" + "[" * 2000 + "]" * 2000 + "\n")
+    r = referee("audit", str(path))
+    assert r.returncode == 1 and "Traceback" not in r.stderr, r.stderr
+    assert json.loads(r.stdout)["first_error"] == {"seq": 2, "code": "malformed",
+                                                   "detail": "line 2 nests too deeply to be an event"}

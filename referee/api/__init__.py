@@ -9,7 +9,7 @@ from flask import Flask
 import referee
 import schemas
 from referee import logs, web
-from referee.api import bodies, limits, openapi, problems
+from referee.api import bodies, limits, numbers, openapi, problems
 from referee.api.ops import ops
 from referee.api.routes import blp
 
@@ -27,6 +27,8 @@ class RefereeFlask(Flask):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self._plain: set = set()
+        # a seat of 5,000 digits in a path is a 400 naming it, not a 500 (referee/api/numbers.py)
+        self.url_map.converters["int"] = numbers.WholeNumber
 
     def ensure_sync(self, func):
         try:

@@ -6,15 +6,22 @@ misleading answer; it gets 415 ``unsupported-media-type`` instead. The few
 endpoints that take something else (an exported log, a raw e-mail) say so here.
 
 Sizes: an export may be large (an audit takes up to 16 MiB); everything else is
-small, and a smaller cap keeps a flood of large bodies cheap to refuse.
+small, and a smaller cap keeps a flood of large bodies cheap to refuse. A body over
+its cap is 413 ``too-large`` however it is sent: with ``Content-Length`` it is
+refused before a byte is read; sent in chunks (``Transfer-Encoding: chunked``) it
+is read up to one byte past the cap, then refused, never read to its end.
 """
 
 from __future__ import annotations
+
+import io
+import json
 
 from flask import Flask, g, request
 from webargs.core import parse_json
 from webargs.flaskparser import FlaskParser, is_json_request
 
+from referee.api.numbers import TooManyDigits, loads_keeping_long_numbers
 from referee.games.base import MalformedMove, RefereeError
 
 MiB = 1024 * 1024
@@ -42,10 +49,40 @@ class UnsupportedMediaType(RefereeError):
     code, status = "unsupported-media-type", 415
 
 
+class TooLarge(RefereeError):
+    code, status = "too-large", 413
+
+
+def _within_cap(req, cap: int) -> None:
+    """Refuse (413) a body over ``cap`` without reading past it. A chunked body has
+    no length to look at: werkzeug would read it up to the cap and stop there
+    silently, handing on a body cut short (a JSON body then "invalid", an export
+    then a different log). So it is read here, one byte past the cap at most, and
+    what was read is handed on as the request's body."""
+    length = req.content_length
+    if length is not None:
+        if length > cap:
+            raise TooLarge(f"the body is over its cap of {cap // MiB} MiB ({cap} bytes)", limit=cap)
+        return
+    environ = req.environ
+    if "wsgi.input_terminated" not in environ:
+        return  # a server that does not end the stream itself: werkzeug reads no body then
+    stream, got = environ["wsgi.input"], bytearray()
+    while len(got) <= cap:
+        piece = stream.read(min(64 * 1024, cap + 1 - len(got)))
+        if not piece:
+            break
+        got += piece
+    if len(got) > cap:
+        raise TooLarge(f"the body is over its cap of {cap // MiB} MiB ({cap} bytes)", limit=cap)
+    environ["wsgi.input"] = io.BytesIO(got)
+
+
 def _check_json(value) -> None:
     """Refuse (400, naming where) what would trip code further on: nesting deeper
-    than MAX_DEPTH, and text that is no Unicode (a lone UTF-16 surrogate, which JSON's
-    \\u escapes can spell but UTF-8 cannot hold). Iterative: it cannot overflow."""
+    than MAX_DEPTH, text that is no Unicode (a lone UTF-16 surrogate, which JSON's
+    \\u escapes can spell but UTF-8 cannot hold) and integers too long to read
+    (referee/api/numbers.py). Iterative: it cannot overflow."""
     stack = [(value, "body", 1)]
     while stack:
         v, where, depth = stack.pop()
@@ -59,6 +96,8 @@ def _check_json(value) -> None:
                 stack.append((item, f"{where}.{k}" if where != "body" else k, depth + 1))
         elif isinstance(v, list):
             stack.extend((item, f"{where}[{i}]", depth + 1) for i, item in enumerate(v))
+        elif type(v) is TooManyDigits:
+            raise MalformedMove(f"a number of {v.digits} digits is past any this API takes", field=where)
 
 
 def _check_text(text: str, where: str) -> None:
@@ -66,6 +105,17 @@ def _check_text(text: str, where: str) -> None:
         text.encode("utf-8")
     except UnicodeEncodeError:
         raise MalformedMove("text with a lone UTF-16 surrogate is not Unicode", field=where) from None
+
+
+def _long_numbers(data: bytes):
+    """A body the JSON parser refused for an integer too long to read, parsed again
+    keeping such integers (so the check names their field)."""
+    try:
+        return loads_keeping_long_numbers(data.decode("utf-8"))
+    except RecursionError:
+        raise MalformedMove(f"the JSON nests deeper than {MAX_DEPTH} levels", field="body") from None
+    except ValueError:  # no JSON further on either (webargs' words for it: it never gets there)
+        raise MalformedMove("body: Invalid JSON body.", field="body") from None
 
 
 def _has_body(req) -> bool:
@@ -80,8 +130,10 @@ def install(app: Flask) -> None:
         req = request._get_current_object()  # the request itself: one look-up, not one per use
         if req.method not in ("POST", "PUT", "PATCH"):
             return
+        if req.routing_exception is not None:
+            return  # 404 or 405: answered without reading the body
         raw = RAW_BODIES.get(req.endpoint or "")
-        req.max_content_length = raw[1] if raw else DEFAULT_MAX
+        cap = req.max_content_length = raw[1] if raw else DEFAULT_MAX
         if not _has_body(req):
             return
         mimetype = req.mimetype
@@ -92,13 +144,17 @@ def install(app: Flask) -> None:
         elif not (mimetype == "application/json" or mimetype.endswith("+json")):
             raise UnsupportedMediaType("send the body as JSON with Content-Type: application/json",
                                        accepted=["application/json"])
-        else:
+        _within_cap(req, cap)
+        if raw is None:
+            data = req.get_data(cache=True)
             try:
-                body = parse_json(req.get_data(cache=True))  # as the schema's parser reads it
+                body = parse_json(data)  # as the schema's parser reads it
             except RecursionError:
                 raise MalformedMove(f"the JSON nests deeper than {MAX_DEPTH} levels", field="body") from None
-            except ValueError:
+            except json.JSONDecodeError:
                 return  # not JSON: the schema's parser says so, as for any bad body
+            except ValueError:  # an integer too long to read (referee/api/numbers.py)
+                body = _long_numbers(data)
             _check_json(body)
             if is_json_request(req):
                 g.referee_body = body

@@ -53,6 +53,15 @@ class GameState:
     names: list[str]
     # {winners: [seat, ...], reason: str, scores: [...]} once the game is over.
     result: dict | None = None
+    # True once the seed's reveal is in the log (a referee job, a moment after the
+    # end): every secret is open then, in views as in the log's events. Between the
+    # end and the reveal a game is over but still keeps its secrets.
+    revealed: bool = False
+
+
+def open_to_all(state: GameState) -> bool:
+    """Whether nothing of the game is secret any more: over, and its seed revealed."""
+    return state.result is not None and state.revealed
 
 
 def resign_result(state: GameState, seat: int, scores: list) -> dict:
@@ -207,6 +216,8 @@ class Engine:
             if event.type == "game-aborted":
                 state.result = {"winners": [], "reason": event.payload.get("reason", "aborted"),
                                 "scores": self.scores(state)}
+            else:
+                state.revealed = True
             return state
         return self.evolve_event(state, event)
 

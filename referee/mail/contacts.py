@@ -13,15 +13,13 @@ entry, where the referee is put together (referee/system.py).
 
 from __future__ import annotations
 
-import ipaddress
-import os
 import re
 import secrets
-import socket
 from urllib.parse import urlsplit
 
 from referee.errors import Forbidden, MalformedMove
 from referee.games.base import ADMIN
+from referee.mail import webhooks
 
 # A plain address check, not RFC 5322 in full: one @, no spaces or angle brackets,
 # a dotted domain. Whether the address exists only the mail system can tell.
@@ -41,26 +39,6 @@ def check_email(value, field: str) -> str | None:
     return value
 
 
-def private_webhooks_allowed() -> bool:
-    return os.environ.get("REFEREE_WEBHOOK_ALLOW_PRIVATE", "") in ("1", "true", "yes")
-
-
-def _private(host: str) -> bool:
-    """Whether ``host`` is, or resolves to, an address the referee must not be
-    made to call (loopback, private, link-local, reserved): a webhook there would
-    let anyone who creates a game send requests into the referee's own network."""
-    try:
-        addresses = [ipaddress.ip_address(host.strip("[]"))]
-    except ValueError:
-        try:
-            infos = socket.getaddrinfo(host, None)
-        except (socket.gaierror, UnicodeError, OSError):
-            return False  # unresolvable now: checked again when a notice is sent
-        addresses = [ipaddress.ip_address(i[4][0].split("%")[0]) for i in infos]
-    return any(a.is_private or a.is_loopback or a.is_link_local or a.is_reserved
-               or a.is_multicast or a.is_unspecified for a in addresses)
-
-
 def check_webhook(value, field: str) -> str | None:
     if value is None:
         return None
@@ -68,15 +46,16 @@ def check_webhook(value, field: str) -> str | None:
         raise MalformedMove(f"webhook must be an http(s) URL of at most {MAX_URL} characters", field=field)
     try:
         parts = urlsplit(value)
-        host = parts.hostname
+        scheme, host = parts.scheme, parts.hostname
         parts.port  # noqa: B018 - raises on a bad port
-    except ValueError:
-        host = None
-    if parts.scheme not in ("http", "https") or not host:
+    except ValueError:  # a bad port, or brackets that hold no IPv6 address
+        scheme = host = None
+    if scheme not in ("http", "https") or not host:
         raise MalformedMove("webhook must be an http(s) URL", field=field)
-    if not private_webhooks_allowed() and _private(host):
-        raise MalformedMove("webhook URLs on loopback or private addresses are refused "
-                            "(set REFEREE_WEBHOOK_ALLOW_PRIVATE=1 to allow them)", field=field)
+    why = webhooks.host_refusal(host)  # the referee calls no address of its own network
+    if why:
+        raise MalformedMove(f"webhook refused: {why}; only globally routable addresses are called "
+                            "(REFEREE_WEBHOOK_ALLOW_PRIVATE=1 allows others)", field=field)
     return value
 
 

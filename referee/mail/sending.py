@@ -4,7 +4,9 @@ Webhooks. A delivery never runs on a request's thread and never blocks a move.
 Each due notice is first claimed (its next try pushed a lease ahead, compare-and-
 set), so two senders never send it at once; once the SMTP server or the webhook
 has accepted it, it is marked sent. A failure is retried with backoff (30 s,
-doubling, at most an hour apart). A sender killed after the server accepted a
+doubling, at most an hour apart), but for a webhook the guard refuses
+(referee/mail/webhooks.py): that notice is marked failed with the reason, since
+no later try would be let through either. A sender killed after the server accepted a
 notice but before marking it sent would send it again when the lease runs out:
 that window is one write long, and the repeat carries the same Message-ID /
 ``webhook-id`` (the notice id), which mail readers and webhook receivers use to
@@ -20,13 +22,12 @@ import os
 import smtplib
 import threading
 import time
-import urllib.request
 from datetime import UTC, datetime
 from email.message import EmailMessage
 from email.utils import formatdate
 from urllib.parse import urlsplit
 
-from referee.mail import outbox
+from referee.mail import outbox, webhooks
 
 LEASE = 120.0  # seconds a claimed notice is left to its sender before another may try
 
@@ -132,25 +133,24 @@ def send_email(msg: EmailMessage) -> None:
 
 
 def send_webhook(url: str, secret: str, notice: dict, payload: dict) -> None:
+    """POST the notice, signed; only to an address the guard lets through, checked
+    again now (referee/mail/webhooks.py: WebhookRefused otherwise)."""
     from standardwebhooks.webhooks import Webhook
 
-    from referee.mail.contacts import check_webhook
-
-    check_webhook(url, "webhook")  # again at send time: a name may now resolve elsewhere
     data = json.dumps(payload, sort_keys=True)
     ts = int(time.time())
     signature = Webhook(secret).sign(notice["id"], datetime.fromtimestamp(ts, tz=UTC), data)
-    req = urllib.request.Request(url, data=data.encode(), method="POST", headers={
+    status = webhooks.post(url, data.encode(), {
         "content-type": "application/json", "webhook-id": notice["id"],
         "webhook-timestamp": str(ts), "webhook-signature": signature,
-        "user-agent": "castle-referee"})
-    with urllib.request.urlopen(req, timeout=15) as resp:  # noqa: S310 - checked http(s) URL
-        if not 200 <= resp.status < 300:
-            raise RuntimeError(f"webhook answered {resp.status}")
+        "user-agent": "castle-referee"}, timeout=15)
+    if not 200 <= status < 300:  # (a redirect too: it is not followed)
+        raise RuntimeError(f"webhook answered {status}")
 
 
 def deliver(service, notice: dict) -> None:
-    """Send one notice on each of its seat's channels (raises on a failure)."""
+    """Send one notice on each of its seat's channels (raises on a failure). A
+    refused webhook (WebhookRefused, raised last) does not keep the e-mail back."""
     rec = service.record(notice["game"])
     if notice["seat"] == outbox.SPECTATORS:
         contact = rec.extra.get("spectators") or {}
@@ -176,6 +176,9 @@ def deliver_due(service, now: float | None = None, limit: int = 100) -> int:
         attempts = notice["attempts"] + 1
         try:
             deliver(service, notice)
+        except webhooks.WebhookRefused as err:  # no later try would be let through either
+            box.mark(notice["id"], "failed", attempts, now, f"webhook refused: {err}"[:500])
+            continue
         except Exception as err:  # a failing SMTP server or webhook: later, with backoff
             box.mark(notice["id"], "pending", attempts, now + outbox.backoff(attempts), f"{type(err).__name__}: {err}"[:500])
             continue

@@ -20,7 +20,7 @@ class Reading:
 
     def _public_options(self, table: Table, viewer) -> dict:
         opts = dict(table.state.options)
-        if viewer != ADMIN and not table.over:
+        if viewer != ADMIN and not (table.over and table.seed_revealed):  # open with the log
             for k in DECK_OPTIONS:
                 if opts.get(k) is not None:
                     opts[k] = "hidden until the game ends"

@@ -21,8 +21,9 @@ MAX_VERSION = 2**31 - 1
 # that starts cold applies at most this many events on top of it.
 SNAPSHOT_EVERY = 16
 # What a cached table holds: bumped when Table gains a field a replay would fill
-# in differently from its default (2: the clock's timers, bots and owed moves).
-TABLE_FORMAT = 2
+# in differently from its default (2: the clock's timers, bots and owed moves;
+# 3: the states' ``revealed``).
+TABLE_FORMAT = 3
 
 
 def deadlines(table: Table, seat: int | None) -> dict:

@@ -5,7 +5,14 @@ from __future__ import annotations
 import copy
 
 from referee.events import Draft, Event
-from referee.games.base import ADMIN, BadOptions, Engine, NotYourTurn, check_option_names
+from referee.games.base import (
+    ADMIN,
+    BadOptions,
+    Engine,
+    NotYourTurn,
+    check_option_names,
+    open_to_all,
+)
 from referee.games.castle_danger import actions, board, consent, diagram, notation
 from referee.games.castle_danger.state import (
     CastleState,
@@ -211,8 +218,9 @@ class CastleDanger(Engine):
         return [on_board(state, s) for s in range(state.players)]
 
     def view(self, state: CastleState, viewer) -> dict:
-        # Once the game is over nothing is secret any more (the log is opened too).
-        over = state.result is not None
+        # Once the game is over and its seed revealed nothing is secret any more
+        # (the log's events are opened at the same moment).
+        over = open_to_all(state)
         pieces = {}
         for sq, p in sorted(state.pieces.items()):
             shown = dict(p)

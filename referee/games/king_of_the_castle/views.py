@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from referee.games.base import ADMIN
+from referee.games.base import ADMIN, open_to_all
 from referee.games.king_of_the_castle.cards import ATTRIBUTES, POSTS, SQUIRES
 from referee.games.king_of_the_castle.kingdom import castle_level
 
 
 def _sees_all(state, viewer) -> bool:
-    return viewer == ADMIN or state.result is not None
+    return viewer == ADMIN or open_to_all(state)  # over and revealed: the log is open too
 
 
 def view(state, viewer) -> dict:
