@@ -80,7 +80,7 @@ def replace(service, game_id: str, caller, seat, body, idempotency_key: str | No
                 return _out(answer, seat, entry, token, webhook_secret)
         payload = {"seat": seat, "name": entry["name"], **({"bot": bot} if bot else {})}
         events, fork = table._extend([Draft(SEAT_REPLACED, payload)], "referee", utcnow(), rec.salt_secret)
-        answer = {"version": fork.seq, "events": [ev.to_dict() for ev in events]}
+        answer = {"version": fork.seq, "status": fork.status, "events": [ev.to_dict() for ev in events]}
         try:
             service.store.append(game_id, table.seq, events, status=fork.status,
                                  idem=(idem[0], {"fingerprint": idem[1], "answer": answer}) if idem else None,
@@ -97,6 +97,8 @@ def replace(service, game_id: str, caller, seat, body, idempotency_key: str | No
         _rewrite(service, game_id, seat, entry, token, webhook_secret, answer["events"][0]["seq"])
     if fork.due() is not None:  # a bot now to act: its move is the referee's next step
         service.queue.enqueue_settle(game_id, fork.seq)
+        now = service.record(game_id)  # after the bot's move, when the queue made it already
+        answer = {**answer, "version": now.version, "status": now.status}
     return _out(answer, seat, entry, token, webhook_secret)
 
 

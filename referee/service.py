@@ -202,8 +202,9 @@ class GameService:
         self.queue.enqueue_settle(game_id, table.seq)
         # a game that starts with a seat to act (no deal first) owes its first notices now
         self.notify(game_id, record)
+        now = self.record(game_id)  # after the deal, when the queue ran it already (embedded)
         out = {"id": game_id, "game": game, "options": self._public_options(table, ADMIN),
-               "version": 1, "status": table.status, "seats": seats, "admin_token": admin,
+               "version": now.version, "status": now.status, "seats": seats, "admin_token": admin,
                "seed_commitment": table.seed_commitment}
         if watchers:  # its secret shown this once
             out["spectators"] = watchers
@@ -522,7 +523,7 @@ class GameService:
                         if earlier is not None:
                             return self._replayed(earlier, idem[1])
                     raise
-                answer = {"version": fork.seq,
+                answer = {"version": fork.seq, "status": fork.status,
                           "events": [self._redact(fork, ev, caller.viewer) for ev in events]}
                 stored = {"fingerprint": idem[1], "answer": answer} if idem else None
                 try:
@@ -555,6 +556,9 @@ class GameService:
             metrics.labelled(metrics.moves, table.engine.name).inc(len(moves))
             if fork.due() is not None:
                 self.queue.enqueue_settle(game_id, fork.seq)
+                # the version after the steps the queue ran already (all, embedded)
+                now = self._kept_record(game_id) or self.record(game_id)
+                answer = {**answer, "version": now.version, "status": now.status}
             else:
                 self.notify(game_id, rec)
             return answer
@@ -606,7 +610,8 @@ class GameService:
                                 lambda table, at, key: table.propose_abort(reason, at=at, salt_key=key))
         self.queue.enqueue_settle(game_id, done["version"])  # the seed's reveal is due
         self.notify(game_id)
-        return done
+        now = self.record(game_id)  # after the reveal, when the queue ran it already (embedded)
+        return {**done, "version": now.version, "status": now.status}
 
     def admin_event(self, game_id: str, caller: Caller, what: str, propose) -> dict:
         """Append the referee event an admin's tool asks for (``propose(table, at,
@@ -628,7 +633,7 @@ class GameService:
                 self.forget(game_id)
                 raise VersionConflict("the game moved on; try again", current_version=lost.current) from None
             table.commit(fork)
-        return {"version": fork.seq, "events": [ev.to_dict() for ev in events]}
+        return {"version": fork.seq, "status": fork.status, "events": [ev.to_dict() for ev in events]}
 
     # ---- the referee's own steps ---------------------------------------------------
 

@@ -172,6 +172,7 @@ class SeatReplaced(Schema):
     bot = fields.String(metadata={"description": "random or basic: the seat was given to a bot"})
     webhook_secret = fields.String(metadata={"description": "the new webhook's secret, when one is given"})
     version = fields.Integer()
+    status = fields.String()
     events = fields.List(fields.Raw())
 
 
@@ -259,7 +260,11 @@ class EventOut(Schema):
 
 
 class MoveResult(Schema):
-    version = fields.Integer()
+    version = fields.Integer(metadata={
+        "description": "the game's version after this request and the referee steps it set off "
+                       "that have run by the answer (all of them in embedded mode): the "
+                       "`expected_version` for the next move; `settling` while some are due"})
+    status = fields.String(metadata={"description": "active, settling, finished or aborted"})
     events = fields.List(fields.Nested(EventOut))
 
 
