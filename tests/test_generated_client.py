@@ -24,8 +24,6 @@ import threading
 
 import pytest
 
-pytest.importorskip("openapi_python_client")  # the `test` extra installs it
-
 PACKAGE = "castle_referee_client"  # from the document's title, castle-referee
 
 GAMES = [("king-of-danger", 3, {"target": 12}),
