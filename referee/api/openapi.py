@@ -52,6 +52,7 @@ def binary(description: str, precise: dict | None = None) -> dict:
     application/octet-stream beside them."""
     return {"description": description, "content": {**(precise or {}), **BINARY}}
 
+
 # The statuses a client can cause, by name (flask-smorest names response
 # components after http.HTTPStatus).
 REFUSALS = (400, 401, 403, 404, 405, 409, 413, 415, 422, 429, 503)
