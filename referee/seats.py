@@ -81,7 +81,7 @@ def replace(service, game_id: str, caller, seat, body, idempotency_key: str | No
         published = None  # this request's own append, once it has landed
         payload = {"seat": seat, "name": entry["name"], **({"bot": bot} if bot else {})}
         events, fork = table._extend([Draft(SEAT_REPLACED, payload)], "referee", utcnow(), rec.salt_secret)
-        answer = {"version": fork.seq, "events": [ev.to_dict() for ev in events]}
+        answer = {"version": fork.seq, "status": fork.status, "events": [ev.to_dict() for ev in events]}
         try:
             service.store.append(game_id, table.seq, events, status=fork.status,
                                  idem=(idem[0], {"fingerprint": idem[1], "answer": answer}) if idem else None,
@@ -101,6 +101,8 @@ def replace(service, game_id: str, caller, seat, body, idempotency_key: str | No
         service.followers.publish(published)
     if fork.due() is not None:  # a bot now to act: its move is the referee's next step
         service.queue.enqueue_settle(game_id, fork.seq)
+        now = service.record(game_id)  # after the bot's move, when the queue made it already
+        answer = {**answer, "version": now.version, "status": now.status}
     return _out(answer, seat, entry, token, webhook_secret)
 
 

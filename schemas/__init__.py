@@ -1,13 +1,28 @@
 """The JSON shapes of the public API (docs/api.md), as marshmallow schemas.
 
 They validate request bodies and describe every request and answer in the
-OpenAPI document. Engine-specific parts (a move, a view) are open objects here:
-each game's docs page describes them.
+OpenAPI document. Every field an answer always has is ``required``, so that a
+generated client can rely on it. Values the service checks itself (a game's
+options, a move, a clock) are documented by reference to a named shape
+(schemas/components.py, schemas/moves.py) with ``ref(...)``; a schema whose
+``Meta.openapi`` is set is documented as that instead of its fields (a body that
+is exactly one of several shapes: the service checks which, naming the field).
 """
 
 from marshmallow import INCLUDE, RAISE, Schema, ValidationError, fields, validate
 
-GAMES = ["king-of-danger", "castle-danger", "king-of-the-castle", "kings-keys"]
+from schemas.components import GAMES, PLAYER, STATUSES
+from schemas.components import ref as component
+
+__all__ = ["GAMES", "STATUSES"]
+
+
+def ref(name: str, field: type = fields.Raw, **kw) -> fields.Field:
+    """A field documented as the component ``name`` (a reference, or when it may be
+    null, that reference or null: referee/api/openapi.py); loaded and dumped as
+    ``field`` does (``Raw``: unchanged)."""
+    metadata = {**kw.pop("metadata", {}), "ref": name}
+    return field(metadata=metadata, **kw)
 
 
 class Strict(Schema):
@@ -16,23 +31,12 @@ class Strict(Schema):
 
 
 class PlayerEntry(fields.Field):
-    """A player: a name, or an object {name, email, webhook}; the service checks
+    """A player: a name, or an object {name, email, webhook, bot}; the service checks
     each key (referee/mail/contacts.py) and refuses unknown ones by name."""
 
     def __init__(self, **kw):
-        super().__init__(metadata={"oneOf": [
-            {"type": "string", "minLength": 1, "maxLength": 100},
-            {"type": "object", "required": ["name"], "properties": {
-                "name": {"type": "string", "minLength": 1, "maxLength": 100},
-                "email": {"type": "string", "format": "email", "nullable": True},
-                "webhook": {"type": "string", "format": "uri", "nullable": True,
-                            "description": "http(s); loopback and private addresses refused"},
-                "bot": {"type": "string", "enum": ["random", "basic"], "nullable": True,
-                        "description": "the referee plays this seat itself (docs/bots.md)"}}},
-            {"type": "object", "required": ["player"], "additionalProperties": False, "properties": {
-                "player": {"type": "string", "description": "a player's id (docs/players.md): the seat "
-                           "takes the player's name and contacts, and the player's token acts for it"}}}]},
-            **kw)
+        super().__init__(metadata={"oneOf": [{"type": "string", "minLength": 1, "maxLength": 100},
+                                             component("Player"), component("PlayerSeat")]}, **kw)
 
     def _deserialize(self, value, attr, data, **kw):
         if isinstance(value, str) and 1 <= len(value) <= 100:
@@ -43,80 +47,84 @@ class PlayerEntry(fields.Field):
 
 
 class Contact(Schema):
-    seat = fields.Integer()
-    name = fields.String()
-    email = fields.String(allow_none=True)
-    webhook = fields.String(allow_none=True)
+    seat = fields.Integer(required=True)
+    name = fields.String(required=True)
+    email = fields.String(required=True, allow_none=True)
+    webhook = fields.String(required=True, allow_none=True)
     webhook_secret = fields.String(metadata={"description": "signs this seat's webhooks (Standard "
-                                                            "Webhooks): shown only when a webhook is set"})
+                                                            "Webhooks): only in the answer that set a webhook"})
     player = fields.String(metadata={"description": "the player seated here: their contacts are "
                                                     "theirs, shown only to them (GET /v1/players/me)"})
 
 
 class SpectatorsHook(Schema):
-    webhook = fields.String(allow_none=True, metadata={"description": "the spectators' webhook URL"})
+    webhook = fields.String(required=True, allow_none=True,
+                            metadata={"description": "the spectators' webhook URL; null: none"})
     webhook_secret = fields.String(metadata={"description": "signs the spectators' webhooks: shown once, "
-                                                            "when a URL is set"})
+                                                            "in the answer that set the URL"})
 
 
 class SpectatorsChange(Strict):
     webhook = fields.String(required=True, allow_none=True,
-                            metadata={"description": "new URL (a new secret is returned); null stops it"})
+                            metadata={"format": "uri",
+                                      "description": "new URL (a new secret is returned); null stops it"})
 
 
 class Contacts(Schema):
-    id = fields.String()
-    contacts = fields.List(fields.Nested(Contact))
-    spectators = fields.Nested(SpectatorsHook, metadata={"description": "the admin only"})
+    id = fields.String(required=True)
+    contacts = fields.List(fields.Nested(Contact), required=True)
+    spectators = fields.Nested(SpectatorsHook, metadata={"description": "for the admin only"})
 
 
 class ContactChange(Strict):
-    email = fields.String(allow_none=True, metadata={"description": "new address; null clears it"})
-    webhook = fields.String(allow_none=True, metadata={"description": "new URL (a new secret is returned); "
-                                                                      "null clears it"})
+    email = fields.String(allow_none=True, metadata={"format": "email",
+                                                     "description": "new address; null clears it"})
+    webhook = fields.String(allow_none=True, metadata={"format": "uri", "description":
+                                                       "new URL (a new secret is returned); null clears it"})
 
 
 class Notice(Schema):
-    id = fields.String(metadata={"description": "GAME.SEAT.VERSION.REASON (and a tag of the mail an answer "
-                                                "answers): also the e-mail's Message-ID and the webhook-id"})
-    seat = fields.Integer(allow_none=True, metadata={"description": "null for the spectators' webhook"})
-    version = fields.Integer(metadata={"description": "the game's version the notice was written at"})
-    reason = fields.String(metadata={"description": "start, turn, trick, hand, game-over, reminder, timeout, "
-                                                    "or an answer to a mail: applied, refused, show, help"})
-    state = fields.String(metadata={"description": "pending, sent, or failed (a webhook the address guard "
-                                                   "refused: not tried again; error says why)"})
-    attempts = fields.Integer()
-    error = fields.String(allow_none=True, metadata={"description": "the last delivery's failure"})
-    created = fields.String()
-    next_try = fields.String(allow_none=True)
+    id = fields.String(required=True, metadata={
+        "description": "GAME.SEAT.VERSION.REASON (and a tag of the mail an answer answers): also the "
+                       "e-mail's Message-ID and the webhook-id"})
+    seat = fields.Integer(required=True, allow_none=True,
+                          metadata={"description": "null for the spectators' webhook"})
+    version = fields.Integer(required=True, metadata={"description": "the game's version the notice was written at"})
+    reason = fields.String(required=True, metadata={
+        "description": "start, turn, trick, hand, game-over, reminder, timeout, or an answer to a "
+                       "mail: applied, refused, show, help"})
+    state = fields.String(required=True, metadata={
+        "enum": ["pending", "sent", "failed"],
+        "description": "pending, sent, or failed (a webhook the address guard refused: not tried again; "
+                       "error says why)"})
+    attempts = fields.Integer(required=True)
+    error = fields.String(required=True, allow_none=True, metadata={"description": "the last delivery's failure"})
+    created = fields.String(required=True, metadata={"description": "UTC, ISO 8601"})
+    next_try = fields.String(required=True, allow_none=True, metadata={"description": "null once sent"})
 
 
 class Notices(Schema):
-    id = fields.String()
-    notices = fields.List(fields.Nested(Notice))
+    id = fields.String(required=True)
+    notices = fields.List(fields.Nested(Notice), required=True)
 
 
 class CreateGame(Strict):
-    game = fields.String(required=True, validate=validate.OneOf(GAMES),
-                         metadata={"description": "which game"})
+    game = ref("GameKind", required=True, validate=validate.OneOf(GAMES))
     players = fields.List(PlayerEntry(), required=True, validate=validate.Length(min=1, max=16),
                           metadata={"description": "clockwise from seat 0: names, or objects "
-                                                   "{name, email, webhook} (contacts are private)"})
-    options = fields.Dict(keys=fields.String(), load_default=dict,
-                          metadata={"description": "the game's options, plus seed, deck..."})
-    spectators = fields.Dict(keys=fields.String(), metadata={
-        "description": "{webhook}: a URL told of every change as an onlooker sees it (a forum "
-                       "bot); private like the seats' contacts"})
+                                                   "{name, email, webhook, bot} (contacts are private)"})
+    options = ref("NewGameOptions", fields.Dict, keys=fields.String(), load_default=dict)
+    spectators = ref("Spectators", fields.Dict, keys=fields.String())
     rated = fields.Boolean(load_default=True, truthy={True}, falsy={False}, metadata={
         "description": "false: the game rates nobody, though every seat is a player (docs/players.md)"})
 
 
 class Seat(Schema):
-    seat = fields.Integer()
-    name = fields.String()
+    seat = fields.Integer(required=True)
+    name = fields.String(required=True)
     token = fields.String(metadata={"description": "bearer token acting as this seat: shown once "
                                                    "(a bot's seat has none: the referee moves for it)"})
-    bot = fields.String(metadata={"description": "random or basic: the referee plays this seat"})
+    bot = fields.String(metadata={"enum": ["random", "basic"], "description": "the referee plays this seat"})
     email = fields.String(metadata={"description": "the seat's e-mail address, if given (private)"})
     webhook = fields.String(metadata={"description": "the seat's webhook URL, if given (private)"})
     webhook_secret = fields.String(metadata={"description": "signs this seat's webhooks: shown once"})
@@ -125,32 +133,41 @@ class Seat(Schema):
                                                     "get its notices"})
 
 
+VERSION = ("the game's version after this request and every referee step it set off that has "
+           "run by the time of the answer: the `expected_version` for the next move. In embedded "
+           "mode those steps (a deal, the scoring of a hand, a bot's move, the seed's reveal) have "
+           "all run; with workers (RQ) they may still be due: then `status` is `settling`, and the "
+           "version to expect is the one `GET /v1/games/{id}` gives once it is `active` again.")
+
+
 class GameCreated(Schema):
-    id = fields.String()
-    game = fields.String()
-    options = fields.Dict()
-    version = fields.Integer()
-    status = fields.String()
-    seats = fields.List(fields.Nested(Seat))
-    admin_token = fields.String(metadata={"description": "manages the game and sees everything: shown once"})
-    seed_commitment = fields.String(metadata={"description": "SHA-256 of the shuffle seed, revealed at the end"})
-    spectators = fields.Nested(SpectatorsHook, metadata={"description": "when a spectators' webhook was "
-                                                                        "given: its URL and secret (shown once)"})
+    id = fields.String(required=True)
+    game = ref("GameKind", required=True)
+    options = ref("GameOptions", required=True)
+    version = fields.Integer(required=True, metadata={"description": VERSION})
+    status = ref("GameStatus", required=True)
+    seats = fields.List(fields.Nested(Seat), required=True)
+    admin_token = fields.String(required=True, metadata={
+        "description": "manages the game and sees everything: shown once"})
+    seed_commitment = fields.String(required=True, metadata={
+        "description": "SHA-256 of the shuffle seed, revealed at the end"})
+    spectators = fields.Nested(SpectatorsHook, metadata={
+        "description": "when a spectators' webhook was given: its URL and secret (shown once)"})
 
 
 def Result(**kw):  # noqa: N802 - reads as a type in the schemas below
-    # An open object: every game has winners, reason and scores; some add more
+    # Dumped as it is: every game has winners, reason and scores; some add more
     # (King of the Castle reveals the squires and its scoring table). A nested
     # schema would silently drop those on output.
-    return fields.Dict(allow_none=True, metadata={
-        "description": "null while the game runs, then {winners: [seat, ...], reason, scores, ...}"}, **kw)
+    return ref("GameResult", required=True, allow_none=True,
+               metadata={"description": "null while the game runs"}, **kw)
 
 
 class ClockInForce(Schema):
-    move_seconds = fields.Integer()
-    remind_seconds = fields.Integer()
-    on_timeout = fields.String(metadata={"description": "remind, autoplay or forfeit"})
-    paused = fields.Boolean()
+    move_seconds = fields.Integer(required=True)
+    remind_seconds = fields.Integer(required=True)
+    on_timeout = fields.String(required=True, metadata={"enum": ["remind", "autoplay", "forfeit"]})
+    paused = fields.Boolean(required=True)
 
 
 class ClockRequest(Schema):
@@ -158,10 +175,11 @@ class ClockRequest(Schema):
 
     class Meta:
         unknown = INCLUDE
+        openapi = {"description": "Exactly one of: a new clock (or null for none), or a pause "
+                                  "or resume.", "oneOf": [component("ClockChange"), component("ClockPause")]}
 
-    clock = fields.Raw(allow_none=True, metadata={
-        "description": "the new clock {move_seconds, remind_seconds?, on_timeout?}, or null for none"})
-    paused = fields.Raw(metadata={"description": "true to pause the clock, false to resume it"})
+    clock = fields.Raw(allow_none=True)
+    paused = fields.Raw()
 
 
 class ReplaceSeat(Schema):
@@ -169,48 +187,56 @@ class ReplaceSeat(Schema):
 
     class Meta:
         unknown = INCLUDE
+        openapi = PLAYER
 
-    name = fields.Raw(required=True, metadata={"description": "the new player's name, 1 to 100 characters"})
-    email = fields.Raw(metadata={"description": "the new player's e-mail address (private)"})
-    webhook = fields.Raw(metadata={"description": "the new player's webhook URL (private)"})
-    bot = fields.Raw(metadata={"description": "random or basic: give the seat to a bot instead of a person"})
+    name = fields.Raw(required=True)
+    email = fields.Raw()
+    webhook = fields.Raw()
+    bot = fields.Raw()
+
+
+EVENTS = ("the events this request wrote, as the caller may see them (the referee's steps it "
+          "set off are not among them: `version` counts them, `GET .../events` lists them)")
 
 
 class SeatReplaced(Schema):
-    seat = fields.Integer()
-    name = fields.String()
+    seat = fields.Integer(required=True)
+    name = fields.String(required=True)
     token = fields.String(metadata={"description": "the seat's new token (the old one no longer works); "
                                                    "none when the seat is given to a bot"})
-    bot = fields.String(metadata={"description": "random or basic: the seat was given to a bot"})
+    bot = fields.String(metadata={"enum": ["random", "basic"], "description": "the seat was given to a bot"})
     webhook_secret = fields.String(metadata={"description": "the new webhook's secret, when one is given"})
-    version = fields.Integer()
-    events = fields.List(fields.Raw())
+    version = fields.Integer(required=True, metadata={"description": VERSION})
+    status = ref("GameStatus", required=True)
+    events = fields.List(fields.Nested(lambda: EventOut()), required=True, metadata={"description": EVENTS})
 
 
 class Deadline(Schema):
-    seat = fields.Integer()
-    deadline = fields.String(metadata={"description": "UTC, ISO 8601"})
-    overdue = fields.Boolean(metadata={"description": "the deadline passed and the seat timed out "
-                                       "(on_timeout remind): it is still to act"})
+    seat = fields.Integer(required=True)
+    deadline = fields.String(required=True, metadata={"description": "UTC, ISO 8601"})
+    overdue = fields.Boolean(required=True, metadata={"description": "the deadline passed and the seat timed out "
+                                                                     "(on_timeout remind): it is still to act"})
+
+
+CLOCK = ("the clock in force (as last set or changed by the admin) and whether it is paused; "
+         "null without a clock")
 
 
 class Summary(Schema):
-    id = fields.String()
-    game = fields.String()
-    options = fields.Dict()
-    status = fields.String(metadata={"description": "active, settling, finished or aborted"})
-    version = fields.Integer()
-    to_act = fields.List(fields.Integer())
-    players = fields.List(fields.String())
-    scores = fields.List(fields.Raw())
+    id = fields.String(required=True)
+    game = ref("GameKind", required=True)
+    options = ref("GameOptions", required=True)
+    status = ref("GameStatus", required=True)
+    version = fields.Integer(required=True)
+    to_act = fields.List(fields.Integer(), required=True)
+    players = fields.List(fields.String(), required=True)
+    scores = fields.List(fields.Integer(), required=True, metadata={"description": "by seat"})
     result = Result()
-    stacked = fields.Boolean()
-    deadline = fields.String(allow_none=True, metadata={
+    stacked = fields.Boolean(required=True)
+    deadline = fields.String(required=True, allow_none=True, metadata={
         "description": "the earliest deadline of a seat to act (UTC, ISO 8601); null without a clock"})
-    clock = fields.Nested(ClockInForce, allow_none=True, metadata={
-        "description": "the clock in force (as last set or changed by the admin) and whether it is "
-                       "paused; null without a clock"})
-    deadlines = fields.List(fields.Nested(lambda: Deadline()), metadata={
+    clock = fields.Nested(ClockInForce, required=True, allow_none=True, metadata={"description": CLOCK})
+    deadlines = fields.List(fields.Nested(lambda: Deadline()), required=True, metadata={
         "description": "each seat to act and its deadline (empty without a clock)"})
 
 
@@ -220,59 +246,64 @@ class ViewArgs(Strict):
 
 
 class View(Schema):
-    id = fields.String()
-    version = fields.Integer()
-    status = fields.String()
-    to_act = fields.List(fields.Integer())
-    seat = fields.Integer(allow_none=True)
-    viewer = fields.String(metadata={"description": "seat, spectator or admin"})
+    id = fields.String(required=True)
+    version = fields.Integer(required=True)
+    status = ref("GameStatus", required=True)
+    to_act = fields.List(fields.Integer(), required=True)
+    seat = fields.Integer(required=True, allow_none=True, metadata={"description": "null unless a seat asks"})
+    viewer = fields.String(required=True, metadata={"enum": ["seat", "spectator", "admin"]})
     result = Result()
-    view = fields.Dict(metadata={"description": "the game's own view, see its docs page"})
-    text = fields.String(metadata={"description": "the position as text, for posts and e-mails"})
-    deadline = fields.String(allow_none=True, metadata={
+    view = fields.Dict(required=True, metadata={"description": "the game's own view, see its docs page"})
+    text = fields.String(required=True, metadata={"description": "the position as text, for posts and e-mails"})
+    deadline = fields.String(required=True, allow_none=True, metadata={
         "description": "the viewing seat's deadline if it is to act (the earliest for the admin or a "
                        "spectator); UTC, ISO 8601; null without a clock"})
-    clock = fields.Nested(ClockInForce, allow_none=True, metadata={
-        "description": "the clock in force (as last set or changed by the admin) and whether it is "
-                       "paused; null without a clock"})
-    deadlines = fields.List(fields.Nested(lambda: Deadline()), metadata={
+    clock = fields.Nested(ClockInForce, required=True, allow_none=True, metadata={"description": CLOCK})
+    deadlines = fields.List(fields.Nested(lambda: Deadline()), required=True, metadata={
         "description": "each seat to act and its deadline (empty without a clock)"})
 
 
 class Legal(Schema):
-    seat = fields.Integer()
-    version = fields.Integer()
-    moves = fields.List(fields.Dict(metadata={"oneOf": [{"$ref": "#/components/schemas/Move"}]}),
+    seat = fields.Integer(required=True)
+    version = fields.Integer(required=True)
+    moves = fields.List(ref("Move"), required=True,
                         metadata={"description": "every move allowed now, as POST .../moves takes it"})
-    text = fields.List(fields.String(), metadata={
+    text = fields.List(fields.String(), required=True, metadata={
         "description": "the same moves in the game's text notation, in the same order"})
 
 
 class MoveRequest(Strict):
-    move = fields.Dict(metadata={"description": "one move (its shape is the game's: see Move)",
-                                 "oneOf": [{"$ref": "#/components/schemas/Move"}]})
-    moves = fields.List(fields.Dict(), validate=validate.Length(min=1, max=64),
-                        metadata={"description": "several, all or nothing (at most 64)"})
-    text = fields.String(metadata={"description": "moves in the game's notation, ; or new lines between"})
-    expected_version = fields.Integer(strict=True, validate=validate.Range(min=1, max=2**31 - 1),
-                                      metadata={"description": "refuse with 409 unless the game is at this version"})
+    """Exactly one of move, moves or text (checked by the service, which names the field)."""
+
+    class Meta:
+        unknown = RAISE
+        openapi = {"description": "Exactly one of `move`, `moves` or `text`, and optionally "
+                                  "`expected_version`.",
+                   "oneOf": [component("SingleMove"), component("MoveBatch"), component("MoveText")]}
+
+    move = fields.Dict()
+    moves = fields.List(fields.Dict(), validate=validate.Length(min=1, max=64))
+    text = fields.String()
+    expected_version = fields.Integer(strict=True, validate=validate.Range(min=1, max=2**31 - 1))
 
 
 class EventOut(Schema):
-    seq = fields.Integer()
-    type = fields.String()
-    actor = fields.Raw(metadata={"description": "a seat number or \"referee\""})
-    at = fields.String()
-    payload = fields.Dict()
-    prev = fields.String()
-    salt = fields.String(allow_none=True, metadata={
+    seq = fields.Integer(required=True)
+    type = fields.String(required=True)
+    actor = ref("Actor", required=True)
+    at = fields.String(required=True, metadata={"description": "UTC, ISO 8601"})
+    payload = fields.Dict(required=True, metadata={"description": "the event's own fields, redacted for "
+                                                                  "the caller (each game's docs page)"})
+    prev = fields.String(required=True)
+    salt = fields.String(required=True, allow_none=True, metadata={
         "description": "HMAC of seq keyed by the seed; null for seats and spectators until the game ends"})
-    hash = fields.String()
+    hash = fields.String(required=True)
 
 
 class MoveResult(Schema):
-    version = fields.Integer()
-    events = fields.List(fields.Nested(EventOut))
+    version = fields.Integer(required=True, metadata={"description": VERSION})
+    status = ref("GameStatus", required=True)
+    events = fields.List(fields.Nested(EventOut), required=True, metadata={"description": EVENTS})
 
 
 class InboundNoMove(Schema):
@@ -294,8 +325,7 @@ class EventsArgs(Strict):
 
 
 class GamesArgs(Strict):
-    status = fields.String(validate=validate.OneOf(["active", "settling", "finished", "aborted"]),
-                           metadata={"description": "only games with this status"})
+    status = ref("GameStatus", validate=validate.OneOf(STATUSES))
     limit = fields.Integer(load_default=100, validate=validate.Range(min=1, max=1000),
                            metadata={"description": "at most this many games (1-1000, default 100)"})
     after = fields.String(validate=validate.Length(min=1, max=100),
@@ -303,43 +333,48 @@ class GamesArgs(Strict):
 
 
 class GameRow(Schema):
-    id = fields.String()
-    game = fields.String()
-    created_at = fields.String()
-    status = fields.String()
-    version = fields.Integer()
-    players = fields.List(fields.String())
+    id = fields.String(required=True)
+    game = ref("GameKind", required=True)
+    created_at = fields.String(required=True, metadata={"description": "UTC, ISO 8601"})
+    status = ref("GameStatus", required=True)
+    version = fields.Integer(required=True)
+    players = fields.List(fields.String(), required=True)
 
 
 class Games(Schema):
-    games = fields.List(fields.Nested(GameRow), metadata={"description": "newest first"})
-    next = fields.String(allow_none=True, metadata={
+    games = fields.List(fields.Nested(GameRow), required=True, metadata={"description": "newest first"})
+    next = fields.String(required=True, allow_none=True, metadata={
         "description": "pass as `after` for the next page; null on the last page"})
 
 
 class Events(Schema):
-    version = fields.Integer()
-    events = fields.List(fields.Nested(EventOut))
+    version = fields.Integer(required=True)
+    events = fields.List(fields.Nested(EventOut), required=True)
 
 
 class AbortRequest(Strict):
-    reason = fields.String(load_default="aborted by the organiser", validate=validate.Length(max=500))
+    # (a default made by a function: documented in words, so that generated clients
+    # do not make the field a required one)
+    reason = fields.String(load_default=lambda: "aborted by the organiser", validate=validate.Length(max=500),
+                           metadata={"description": "why, in the log (default: aborted by the organiser)"})
 
 
 class AuditError(Schema):
-    seq = fields.Integer(allow_none=True)
-    code = fields.String()
-    detail = fields.String()
+    seq = fields.Integer(required=True, allow_none=True, metadata={"description": "null: not one line's"})
+    code = fields.String(required=True, metadata={"description": "docs/auditing.md lists every code"})
+    detail = fields.String(required=True)
 
 
 class AuditReport(Schema):
-    valid = fields.Boolean()
-    events = fields.Integer()
-    first_error = fields.Nested(AuditError, allow_none=True)
-    chain = fields.String(metadata={"description": "ok or broken"})
-    seed = fields.String(metadata={"description": "verified, unrevealed or mismatch"})
-    result = fields.Dict(allow_none=True)
-    status = fields.String()
+    valid = fields.Boolean(required=True)
+    events = fields.Integer(required=True)
+    first_error = fields.Nested(AuditError, required=True, allow_none=True,
+                                metadata={"description": "the first line that does not verify, and why; "
+                                                         "null when valid"})
+    chain = fields.String(required=True, metadata={"enum": ["ok", "broken"]})
+    seed = fields.String(required=True, metadata={"enum": ["verified", "unrevealed", "mismatch"]})
+    result = Result()
+    status = ref("GameStatus", metadata={"description": "the game's status, when valid"})
 
 
 class Problem(Schema):
@@ -349,15 +384,15 @@ class Problem(Schema):
     class Meta:
         unknown = INCLUDE
 
-    type = fields.String()
-    title = fields.String()
-    status = fields.Integer()
-    detail = fields.String()
-    code = fields.String(metadata={"description": "malformed, unauthenticated, not-your-seat, not-your-turn, "
-                                                  "forbidden, no-such-game, version-conflict, game-over, "
-                                                  "settling, too-large, unsupported-media-type, illegal-move, "
-                                                  "idempotency-key-reused, not-found, method-not-allowed, "
-                                                  "too-many-requests, store-unavailable, audits-busy, ..."})
+    type = fields.String(required=True)
+    title = fields.String(required=True)
+    status = fields.Integer(required=True)
+    detail = fields.String(required=True)
+    code = fields.String(required=True, metadata={
+        "description": "malformed, unauthenticated, not-your-seat, not-your-turn, forbidden, "
+                       "no-such-game, version-conflict, game-over, settling, too-large, "
+                       "unsupported-media-type, illegal-move, idempotency-key-reused, not-found, "
+                       "method-not-allowed, too-many-requests, store-unavailable, audits-busy, ..."})
     rule = fields.String(metadata={"description": "for illegal-move: the rule broken (each game's docs list them)"})
     field = fields.String(metadata={"description": "for malformed: the field at fault"})
     index = fields.Integer(metadata={"description": "in a batch: the move refused, from 0"})
@@ -365,6 +400,6 @@ class Problem(Schema):
     limit = fields.Integer(metadata={"description": "the limit exceeded"})
     accepted = fields.List(fields.String(), metadata={"description": "for unsupported-media-type: the types taken"})
     retry_after = fields.Integer(metadata={"description": "for audits-busy: seconds to wait (as Retry-After)"})
-    options = fields.List(fields.Raw(), metadata={"description": "for an ambiguous move: the choices that would "
-                                                                 "make it whole (e.g. the King's Keys cards `take` "
-                                                                 "may name)"})
+    options = fields.List(fields.String(), metadata={
+        "description": "for an ambiguous move: the choices that would make it whole (the King's Keys "
+                       "cards `take` may name)"})

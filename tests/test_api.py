@@ -435,5 +435,5 @@ def test_a_move_answer_is_exactly_what_its_schema_gives(client, game, players):
     fields = set(schemas.EventOut().fields)
     for answer in seen:
         assert schemas.MoveResult().dump(answer) == answer
-        assert set(answer) == {"version", "events"}
+        assert set(answer) == {"version", "status", "events"}
         assert all(set(ev) == fields for ev in answer["events"]), answer

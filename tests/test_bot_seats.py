@@ -131,6 +131,8 @@ def test_an_absent_players_seat_given_to_a_bot_is_played_by_the_referee(client):
     assert r.status_code == 201, r.json
     assert r.json["bot"] == "basic" and "token" not in r.json
     assert r.json["events"][0]["payload"] == {"seat": 1, "name": "Robo", "bot": "basic"}
+    # seat 1 was to act: the bot has moved already, and the answer's version counts it
+    assert r.json["events"][0]["seq"] < r.json["version"] == g.summary()["version"]
     assert g.get("/view", 1).status_code == 401  # the old token is gone, and no new one
     assert g.summary()["players"] == ["Ann", "Robo", "Cy"]
     rnd = random.Random(11)

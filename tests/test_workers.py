@@ -40,13 +40,16 @@ def types(svc, gid) -> list[str]:
 
 
 def play_until_settling(svc, gid, rnd, limit=200):
+    answer = None
     for _ in range(limit):
         s = svc.summary(gid)
         if s["status"] != "active":
+            # the move that set the step off says so, at the version before the step
+            assert answer is not None and (answer["status"], answer["version"]) == (s["status"], s["version"])
             return s
         seat = s["to_act"][0]
         legal = [m for m in svc.legal(gid, Caller(seat))["moves"] if m["type"] != "resign"]
-        svc.submit(gid, Caller(seat), {"move": rnd.choice(legal)})
+        answer = svc.submit(gid, Caller(seat), {"move": rnd.choice(legal)})
     raise AssertionError("no referee step came due")
 
 
@@ -83,7 +86,10 @@ def rq_service(redis_url):
 
 def test_a_game_settles_on_a_real_worker(rq_service):
     svc, url = rq_service
-    gid = svc.create("king-of-danger", ["a", "b"], {"seed": "w1"})["id"]
+    created = svc.create("king-of-danger", ["a", "b"], {"seed": "w1"})
+    gid = created["id"]
+    # the deal is the worker's: the answer says so, and names the version before it
+    assert (created["version"], created["status"]) == (1, "settling")
     s = svc.summary(gid)
     assert s["status"] == "settling" and s["to_act"] == [] and s["version"] == 1
     with pytest.raises(RefereeError) as refused:
@@ -184,5 +190,7 @@ def test_a_lost_inline_step_is_done_before_the_next_move(store_url):
     gid = dead.create("king-of-danger", ["a", "b"], {"seed": "w5"})["id"]
     alive = assemble(open_store(store_url), InlineQueue())
     answer = alive.submit(gid, Caller(1), {"move": {"type": "resign"}})
-    assert answer["version"] == 3
+    # the resignation is event 3; the answer's version counts the seed's reveal after it
+    assert [e["seq"] for e in answer["events"]] == [3]
+    assert (answer["version"], answer["status"]) == (4, "finished")
     assert types(alive, gid)[:3] == ["game-created", "hand-dealt", "resigned"]

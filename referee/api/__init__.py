@@ -54,8 +54,14 @@ def create_app(service=None, config=None) -> Flask:
         API_SPEC_OPTIONS={
             "info": {"description": "An event-sourced referee for King of Danger, Castle Danger, "
                                     "King of the Castle and King's Keys. Every refusal is "
-                                    "application/problem+json with a `code`."},
-            "components": {"securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}}},
+                                    "application/problem+json with a `code`.",
+                     "license": {"name": "MIT", "url": "https://opensource.org/licenses/MIT"}},
+            # relative: the server that serves this document (behind any proxy or prefix)
+            "servers": [{"url": "/", "description": "the server this document comes from"}],
+            "components": {"securitySchemes": {"bearer": {
+                "type": "http", "scheme": "bearer",
+                "description": "a seat's token or the game's admin token, both returned once by "
+                               "`createGame` (docs/api.md, \"Who is calling\")"}}},
         },
     )
     service = app.extensions["referee"] = service or build_service(config)

@@ -1,11 +1,26 @@
-"""What /openapi.json says beyond the schemas: refusals, moves per game, ops.
+"""What /openapi.json says beyond the schemas: refusals, moves, security, ops.
+
+The document is for generated clients (docs/api.md, "Generated clients"): each
+operation has an ``operationId`` and its real security, and every shape a client
+reads has a type.
 
 * Every refusal is application/problem+json with the open ``Problem`` schema. An
   operation lists the refusals it can really give with ``@refusals(blp, 400,
   404, ...)``; each status is one shared response component (``BAD_REQUEST``,
   ``NOT_FOUND``...), so the document stays small.
-* ``Move`` is an ``anyOf`` of each game's moves (each a ``oneOf`` by type), with examples in each game's
-  notation; ``MoveRequest.move`` points at it.
+* ``Move`` is a ``oneOf`` of one schema per move type with a discriminator on
+  ``type`` (schemas/moves.py says why); the move request has an example of every
+  type of every game, titled in the game's notation.
+* A field made with ``schemas.ref("Name")`` is documented as a reference to the
+  component ``Name`` (schemas/components.py), or that or null when it may be null;
+  so is a nullable nested schema (apispec would make it ``anyOf`` a stand-in
+  object, which generators read as a type of its own).
+* A schema with ``Meta.openapi`` is documented as that (a body that is one of
+  several shapes).
+* Bodies that are not JSON are also declared as ``application/octet-stream``
+  (``format: binary``), the one such type generators know: beside the precise type
+  in answers, alone (with the precise types in its description) in requests,
+  since a generator skips a request type it does not know with a warning.
 * The operational endpoints (``/healthz``, ``/metrics``, ``/openapi.json``,
   ``/docs``) live in a plain Flask blueprint and are described here by hand.
 """
@@ -16,8 +31,27 @@ import functools
 import http
 
 from flask_smorest import Api
+from marshmallow import fields
+
+import schemas
+from schemas import components, moves
 
 PROBLEM = "application/problem+json"
+BINARY = {"application/octet-stream": {"schema": {"type": "string", "format": "binary"}}}
+
+# Who may call an operation (each operation's `security`). A token is a seat's or
+# the admin's (docs/api.md, "Who is calling"); the document cannot tell which an
+# operation wants, its description does.
+TOKEN = [{"bearer": []}]
+TOKEN_OR_NONE = [{}, {"bearer": []}]  # a token shows more (a seat's hand); none: a spectator's
+PUBLIC: list = []
+
+
+def binary(description: str, precise: dict | None = None) -> dict:
+    """A body that is not JSON: its precise media types (an answer only) and
+    application/octet-stream beside them."""
+    return {"description": description, "content": {**(precise or {}), **BINARY}}
+
 
 # The statuses a client can cause, by name (flask-smorest names response
 # components after http.HTTPStatus).
@@ -43,122 +77,83 @@ def refusals(blp, *codes: int, store: bool = True):
     return wrap
 
 
+def _as_component(self, field, ret: dict, **_kw) -> dict:
+    """apispec attribute function: a ``ref`` field, or a nested schema that may be
+    null, as a reference (or the reference or null). Rewrites ``ret`` in place:
+    OpenAPI 3.0 ignores whatever stands beside a ``$ref``."""
+    name = field.metadata.get("ref")
+    if name is not None:
+        target = components.ref(name)
+    elif isinstance(field, fields.Nested) and field.allow_none:
+        target = self.resolve_nested_schema(field.schema)
+    else:
+        return {}
+    description = ret.get("description")
+    ret.clear()
+    ret.update(components.nullable(target, description) if field.allow_none else target)
+    return {}
+
+
 class ProblemApi(Api):
     """flask-smorest's Api, with every error response as problem+json and no
     catch-all "default" response (each operation lists its real refusals)."""
 
     DEFAULT_ERROR_RESPONSE_NAME = None
 
+    def _init_spec(self, *args, **kwargs):
+        super()._init_spec(*args, **kwargs)
+        self.ma_plugin.converter.add_attribute_function(_as_component)
+
     def _register_responses(self):
         for status in http.HTTPStatus:
             if status < 400:
                 continue
-            # 503 is referred to by hand (OPS below), so it is always there.
             self.spec.components.response(status.name, {
                 "description": status.phrase,
                 "content": {PROBLEM: {"schema": "Problem"}},
-            }, lazy=status != 503)
+            }, lazy=True)
 
-
-def _obj(type_: str, example: dict, **props) -> dict:
-    required = ["type"] + [k for k, v in props.items() if not v.pop("optional", False)]
-    return {"type": "object", "required": required, "additionalProperties": False,
-            "properties": {"type": {"type": "string", "enum": [type_]}, **props},
-            "example": example}
-
-
-def _card(pattern: str, description: str) -> dict:
-    return {"type": "string", "pattern": pattern, "description": description}
-
-
-SQUARE = {"type": "string", "pattern": "^[a-g][1-9]$", "description": "a square: file a-g, rank 1-9"}
-RESIGN = _obj("resign", {"type": "resign"})
-
-KOD_CARD = _card("^(W[1-7]|C[1-7]|Z[1-8]|K[DWCZ])$", "W1-W7, C1-C7, Z1-Z8, KD KW KC KZ")
-KKEYS_CARD = _card("^([RGBY][1-4][ASCK]|[RGBY]\\*|\\*[ASCK])$", "colour, number, item (Y1K); R* ... ; *A ...")
-KOTC_CARD = {"type": "string", "pattern": "^[a-z]+(-[a-z]+)*$", "description": "an event card, e.g. plague"}
-
-MOVES = {
-    "KingOfDangerMove": {"oneOf": [
-        _obj("play", {"type": "play", "card": "Z5", "suit": "walls"}, card=KOD_CARD,
-             suit={"type": "string", "enum": ["walls", "cannons", "wizards"], "optional": True,
-                   "description": "only when the card names the trick's suit"}),
-        RESIGN,
-    ], "description": "King of Danger: `play Z5 walls`, or just `Z5`"},
-    "CastleDangerMove": {"oneOf": [
-        _obj("add", {"type": "add", "piece": "B"}, piece={"type": "string", "enum": ["Z", "B", "C"]}),
-        _obj("move", {"type": "move", "from": "c1", "to": "b1"}, **{"from": dict(SQUARE), "to": dict(SQUARE)}),
-        _obj("build", {"type": "build", "at": "b2"}, at=dict(SQUARE)),
-        _obj("demolish", {"type": "demolish", "at": "c2"}, at=dict(SQUARE)),
-        _obj("fire", {"type": "fire", "from": "d1", "at": "d4"}, **{"from": dict(SQUARE), "at": dict(SQUARE)}),
-        _obj("end", {"type": "end"}),
-        _obj("smuggle", {"type": "smuggle", "piece": "C"}, piece={"type": "string", "enum": ["Z", "B", "C"]}),
-        _obj("reveal", {"type": "reveal", "at": "d1"}, at=dict(SQUARE)),
-        _obj("offer-draw", {"type": "offer-draw"}),
-        _obj("take-back", {"type": "take-back"}),
-        _obj("accept", {"type": "accept"}),
-        _obj("decline", {"type": "decline"}),
-        RESIGN,
-    ], "description": "Castle Danger: `add B; c1-b1; build b2; demolish c2; fire d1 d4; end`; "
-                      "by consent `offer draw`, `take back`, answered `accept` or `decline`"},
-    "KingOfTheCastleMove": {"oneOf": [
-        _obj("play", {"type": "play", "card": "plague", "castle": 2, "targets": ["lord", "master"]},
-             card=KOTC_CARD,
-             castle={"type": "integer", "minimum": 1, "maximum": 3, "optional": True},
-             targets={"type": "array", "items": {"type": "string"}, "optional": True,
-                      "description": "posts (king, lord, seneschal, master) or squire letters"},
-             attribute={"type": "string", "enum": ["domain", "prestige", "defence"], "optional": True},
-             take={"type": "string", "optional": True, "description": "a card to take (Recycle, Timely Repairs)"},
-             seat={"type": "integer", "minimum": 0, "optional": True, "description": "the seat a card picks"}),
-        _obj("pass", {"type": "pass"}),
-        _obj("discard", {"type": "discard", "cards": ["keep"]}, cards={"type": "array", "items": KOTC_CARD}),
-        _obj("react", {"type": "react", "card": "lucky-escape", "save": "C"}, card=KOTC_CARD,
-             save={"type": "string", "optional": True, "description": "the man or level card saved"}),
-        _obj("choose", {"type": "choose", "squires": ["A", "M", "Q"]},
-             squires={"type": "array", "items": {"type": "string", "pattern": "^[A-Z]$"},
-                      "minItems": 3, "maxItems": 3}),
-        _obj("standing", {"type": "standing", "answer": "pass"},
-             answer={"type": "string", "enum": ["pass", "ask"]}),
-        RESIGN,
-    ], "description": "King of the Castle: `play plague 2 lord master`, `react lucky-escape B`, `pass`"},
-    "KingsKeysMove": {"oneOf": [
-        _obj("play", {"type": "play", "card": "*K", "take": "Y3K"}, card=KKEYS_CARD,
-             take=dict(KKEYS_CARD, optional=True)),
-        _obj("choose", {"type": "choose", "take": "Y3K"}, take=dict(KKEYS_CARD)),
-        RESIGN,
-    ], "description": "King's Keys: `play *K take Y3K` (a Joker of keys), `choose Y3K`"},
-}
-
-# anyOf, not oneOf: the games share some shapes ("resign", a "play" of a card).
-MOVE = {"description": "A move of the game played: its shape depends on the game (see each).",
-        "anyOf": [{"$ref": f"#/components/schemas/{name}"} for name in MOVES]}
 
 TEXT = {"text/plain": {"schema": {"type": "string"}}}
+HEALTH = {"type": "object", "required": ["status"],
+          "properties": {"status": {"type": "string", "enum": ["ok", "store unreachable"]}}}
+
+
+def _op(operation_id: str, summary: str, responses: dict) -> dict:
+    return {"get": {"tags": ["ops"], "operationId": operation_id, "summary": summary,
+                    "security": PUBLIC, "responses": responses}}
+
+
 OPS = {
-    "/healthz": {"get": {"tags": ["ops"], "summary": "Liveness: 200 while the store answers",
-                         "responses": {"200": {"description": "the store answers",
-                                               "content": {"application/json": {"schema": {
-                                                   "type": "object",
-                                                   "properties": {"status": {"type": "string"}}}}}},
-                                       "503": {"$ref": "#/components/responses/SERVICE_UNAVAILABLE"}}}},
-    "/metrics": {"get": {"tags": ["ops"], "summary": "Prometheus metrics (text exposition format)",
-                         "responses": {"200": {"description": "metrics", "content": TEXT}}}},
-    "/openapi.json": {"get": {"tags": ["ops"], "summary": "This document",
-                              "responses": {"200": {"description": "OpenAPI 3",
-                                                    "content": {"application/json": {"schema": {
-                                                        "type": "object"}}}}}}},
-    "/docs": {"get": {"tags": ["ops"], "summary": "This document, browsable (Swagger UI, works offline)",
-                      "responses": {"200": {"description": "an HTML page",
-                                            "content": {"text/html": {"schema": {"type": "string"}}}}}}},
+    # (its 503 is no refusal but the answer a load balancer reads: JSON like the 200)
+    "/healthz": _op("getHealth", "Liveness: 200 while the store answers", {
+        "200": {"description": "the store answers", "content": {"application/json": {"schema": HEALTH}}},
+        "503": {"description": "the store cannot be reached (with Retry-After)",
+                "content": {"application/json": {"schema": HEALTH}}}}),
+    "/metrics": _op("getMetrics", "Prometheus metrics (text exposition format)",
+                    {"200": {"description": "metrics", "content": TEXT}}),
+    "/openapi.json": _op("getOpenApi", "This document", {"200": {
+        "description": "OpenAPI 3", "content": {"application/json": {"schema": {
+            "type": "object", "additionalProperties": {}}}}}}),
+    "/docs": _op("getDocs", "This document, browsable (Swagger UI, works offline)", {"200": {
+        "description": "an HTML page", "content": {"text/html": {"schema": {"type": "string"}}}}}),
 }
 
 
 def document(api: Api, app) -> None:
-    """Add the move schemas and the operational endpoints (registered on ``app``
-    already) to the document."""
-    for name, schema in MOVES.items():
+    """Add the named shapes, the moves and the operational endpoints (registered on
+    ``app`` already) to the document, and document each schema with
+    ``Meta.openapi`` as that."""
+    for name, schema in components.COMPONENTS.items():
         api.spec.components.schema(name, schema)
-    api.spec.components.schema("Move", MOVE)
+    for name, (_type, schema) in moves.TYPES.items():
+        api.spec.components.schema(name, schema)
+    api.spec.components.schema("Move", moves.MOVE)
+    documented = api.spec.components.schemas
+    for name in list(documented):
+        told = getattr(getattr(getattr(schemas, name, None), "Meta", None), "openapi", None)
+        if told is not None:
+            documented[name] = dict(told)
     # flask-smorest's pagination schema: this API paginates otherwise.
     api.spec.components.schemas.pop("PaginationMetadata", None)
     rules = {rule.rule: rule for rule in app.url_map.iter_rules()}

@@ -11,21 +11,24 @@ from flask_smorest import Blueprint
 import schemas as s
 from referee import metrics
 from referee.api import bodies
-from referee.api.openapi import refusals
+from referee.api.openapi import PUBLIC, TOKEN, TOKEN_OR_NONE, binary, refusals
 from referee.caller import Caller
 from referee.errors import Unauthenticated
+from referee.games import engine as engine_by_name
 from referee.service import GameService
+from schemas.moves import request_examples
 
 blp = Blueprint("games", __name__, url_prefix="/v1",
                 description="Create games, submit moves, read views and logs, audit exports")
-
-AUTH = [{"bearer": []}]
 
 
 def idempotency_key(description: str) -> dict:
     """The optional Idempotency-Key header, as the document lists it."""
     return {"in": "header", "name": "Idempotency-Key", "required": False,
             "schema": {"type": "string"}, "description": description}
+
+# every move type of every game, titled in the game's notation (/docs offers them)
+MOVE_EXAMPLES = request_examples(lambda game, move: engine_by_name(game).format(move))
 
 blp.ARGUMENTS_PARSER = bodies.PARSER  # bodies parsed once; schema refusals are 400
 
@@ -66,6 +69,7 @@ def timed(endpoint: str):
 @blp.route("/games", methods=["POST"])
 @blp.arguments(s.CreateGame())
 @blp.response(201, s.GameCreated)
+@blp.doc(operationId="createGame", security=PUBLIC)
 @refusals(blp, 400, 413, 415)
 @timed("create")
 def create_game(args):
@@ -82,6 +86,7 @@ def create_game(args):
 @blp.route("/games", methods=["GET"])
 @blp.arguments(s.GamesArgs(), location="query")
 @blp.response(200, s.Games)
+@blp.doc(operationId="listGames", security=PUBLIC)
 @refusals(blp, 400)
 @timed("games")
 def list_games(args):
@@ -95,6 +100,7 @@ def list_games(args):
 
 @blp.route("/games/<game_id>", methods=["GET"])
 @blp.response(200, s.Summary)
+@blp.doc(operationId="getGame", security=PUBLIC)
 @refusals(blp, 404)
 @timed("summary")
 def summary(game_id):
@@ -105,7 +111,7 @@ def summary(game_id):
 @blp.route("/games/<game_id>/view", methods=["GET"])
 @blp.arguments(s.ViewArgs(), location="query")
 @blp.response(200, s.View)
-@blp.doc(security=AUTH)
+@blp.doc(operationId="getView", security=TOKEN_OR_NONE)
 @refusals(blp, 400, 401, 404, 429)
 @timed("view")
 def view(args, game_id):
@@ -115,7 +121,7 @@ def view(args, game_id):
 
 @blp.route("/games/<game_id>/legal", methods=["GET"])
 @blp.response(200, s.Legal)
-@blp.doc(security=AUTH)
+@blp.doc(operationId="getLegalMoves", security=TOKEN)
 @refusals(blp, 401, 403, 404, 429)
 @timed("legal")
 def legal(game_id):
@@ -124,9 +130,9 @@ def legal(game_id):
 
 
 @blp.route("/games/<game_id>/moves", methods=["POST"])
-@blp.arguments(s.MoveRequest())
+@blp.arguments(s.MoveRequest(), examples=MOVE_EXAMPLES)
 @blp.response(201, s.MoveResult)
-@blp.doc(security=AUTH, parameters=[idempotency_key("a retry with the same key gets the first answer "
+@blp.doc(operationId="submitMoves", security=TOKEN, parameters=[idempotency_key("a retry with the same key gets the first answer "
                                                           "and appends nothing")])
 @refusals(blp, 400, 401, 403, 404, 409, 413, 415, 422, 429)
 @timed("moves")
@@ -150,7 +156,7 @@ def moves(args, game_id):
 @blp.response(200, s.Events, headers={"Retry-After": {
     "description": "only on a long poll answered at once because too many wait already: "
                    "the seconds to wait before asking again", "schema": {"type": "integer"}}})
-@blp.doc(security=AUTH)
+@blp.doc(operationId="getEvents", security=TOKEN_OR_NONE)
 @refusals(blp, 400, 401, 404, 429)
 def events(args, game_id):
     """The log as the caller may see it, from `after` (exclusive), at most `limit` events.
@@ -175,8 +181,9 @@ def events(args, game_id):
 
 
 @blp.route("/games/<game_id>/export", methods=["GET"])
-@blp.doc(security=AUTH, responses={"200": {"description": "the whole log, JSON Lines",
-                                           "content": {"application/jsonl": {"schema": {"type": "string"}}}}})
+@blp.doc(operationId="exportGame", security=TOKEN_OR_NONE, responses={"200": binary(
+    "the whole log, JSON Lines (the answer's type is application/jsonl)",
+    {"application/jsonl": {"schema": {"type": "string"}}})})
 @refusals(blp, 401, 403, 404, 429)
 @timed("export")
 def export(game_id):
@@ -187,9 +194,9 @@ def export(game_id):
 
 
 @blp.route("/games/<game_id>/abort", methods=["POST"])
-@blp.arguments(s.AbortRequest())
+@blp.arguments(s.AbortRequest(), required=False)
 @blp.response(201, s.MoveResult)
-@blp.doc(security=AUTH)
+@blp.doc(operationId="abortGame", security=TOKEN)
 @refusals(blp, 400, 401, 403, 404, 409, 413, 415, 429)
 @timed("abort")
 def abort(args, game_id):
@@ -200,7 +207,7 @@ def abort(args, game_id):
 @blp.route("/games/<game_id>/clock", methods=["POST"])
 @blp.arguments(s.ClockRequest())
 @blp.response(201, s.MoveResult)
-@blp.doc(security=AUTH)
+@blp.doc(operationId="setClock", security=TOKEN)
 @refusals(blp, 400, 401, 403, 404, 409, 413, 415, 429)
 @timed("clock")
 def set_clock(args, game_id):
@@ -214,7 +221,7 @@ def set_clock(args, game_id):
 @blp.route("/games/<game_id>/seats/<int:seat>/replace", methods=["POST"])
 @blp.arguments(s.ReplaceSeat())
 @blp.response(201, s.SeatReplaced)
-@blp.doc(security=AUTH, parameters=[idempotency_key("a retry with the same key replaces the seat once "
+@blp.doc(operationId="replaceSeat", security=TOKEN, parameters=[idempotency_key("a retry with the same key replaces the seat once "
                                                           "and gets the same new token back")])
 @refusals(blp, 400, 401, 403, 404, 409, 413, 415, 422, 429)
 @timed("replace")
@@ -230,8 +237,9 @@ def replace_seat(args, game_id, seat):
 
 @blp.route("/audit", methods=["POST"])
 @blp.response(200, s.AuditReport)
-@blp.doc(requestBody={"required": True, "description": "an exported log",
-                      "content": {"application/jsonl": {"schema": {"type": "string"}}}})
+@blp.doc(operationId="auditLog", security=PUBLIC, requestBody={"required": True, **binary(
+    "an exported log, JSON Lines, as `exportGame` answers it; sent as application/jsonl, "
+    "application/x-ndjson, text/plain or application/octet-stream")})
 @refusals(blp, 413, 415, 429, 503, store=False)
 @timed("audit")
 def audit(*_):
@@ -249,8 +257,8 @@ def audit(*_):
 @blp.route("/inbound/email", methods=["POST"])
 @blp.response(201, s.MoveResult)
 @blp.alt_response(202, schema=s.InboundNoMove, description="a command answered, or a robot's mail dropped")
-@blp.doc(requestBody={"required": True, "description": "a raw RFC 822 message",
-                      "content": {"message/rfc822": {"schema": {"type": "string"}}}})
+@blp.doc(operationId="receiveEmail", security=PUBLIC, requestBody={"required": True, **binary(
+    "a raw RFC 822 message; sent as message/rfc822, text/plain or application/octet-stream")})
 @refusals(blp, 400, 401, 403, 404, 409, 413, 415, 422, 429)
 @timed("inbound-email")
 def inbound_email(*_):
@@ -279,7 +287,7 @@ def inbound_email(*_):
 
 @blp.route("/games/<game_id>/contacts", methods=["GET"])
 @blp.response(200, s.Contacts)
-@blp.doc(security=AUTH)
+@blp.doc(operationId="getContacts", security=TOKEN)
 @refusals(blp, 401, 403, 404, 429)
 @timed("contacts")
 def contacts(game_id):
@@ -293,7 +301,7 @@ def contacts(game_id):
 @blp.route("/games/<game_id>/contacts/<int:seat>", methods=["PUT"])
 @blp.arguments(s.ContactChange())
 @blp.response(200, s.Contact)
-@blp.doc(security=AUTH)
+@blp.doc(operationId="changeContact", security=TOKEN)
 @refusals(blp, 400, 401, 403, 404, 413, 415, 429)
 @timed("contacts")
 def change_contact(args, game_id, seat):
@@ -307,7 +315,7 @@ def change_contact(args, game_id, seat):
 @blp.route("/games/<game_id>/spectators", methods=["PUT"])
 @blp.arguments(s.SpectatorsChange())
 @blp.response(200, s.SpectatorsHook)
-@blp.doc(security=AUTH)
+@blp.doc(operationId="changeSpectators", security=TOKEN)
 @refusals(blp, 400, 401, 403, 404, 413, 415, 429)
 @timed("contacts")
 def change_spectators(args, game_id):
@@ -321,7 +329,7 @@ def change_spectators(args, game_id):
 
 @blp.route("/games/<game_id>/notices", methods=["GET"])
 @blp.response(200, s.Notices)
-@blp.doc(security=AUTH)
+@blp.doc(operationId="getNotices", security=TOKEN)
 @refusals(blp, 401, 403, 404, 429)
 @timed("notices")
 def notices(game_id):

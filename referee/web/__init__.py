@@ -22,14 +22,15 @@ from flask_smorest import Blueprint
 from marshmallow import Schema, fields, validate
 
 from referee.api import bodies
-from referee.api.openapi import refusals
-from referee.api.routes import AUTH, caller, service
+from referee.api.openapi import TOKEN_OR_NONE, binary, refusals
+from referee.api.routes import caller, service
 from referee.caller import Caller
 from referee.errors import NoSuchGame
 from referee.events import Event
 from referee.games import engine as engine_by_name
 from referee.games.base import RefereeError
 from referee.web import cors, pictures
+from schemas import ref
 
 pictures_blp = Blueprint("watching", __name__, url_prefix="/v1",
                          description="Pictures and the log in words, for watching a game")
@@ -49,15 +50,15 @@ class LogArgs(Schema):
 
 
 class LogLine(Schema):
-    seq = fields.Integer()
-    type = fields.String()
-    actor = fields.Raw()
-    text = fields.String(metadata={"description": "what happened, in words"})
+    seq = fields.Integer(required=True)
+    type = fields.String(required=True)
+    actor = ref("Actor", required=True)
+    text = fields.String(required=True, metadata={"description": "what happened, in words"})
 
 
 class Log(Schema):
-    version = fields.Integer()
-    lines = fields.List(fields.Nested(LogLine))
+    version = fields.Integer(required=True)
+    lines = fields.List(fields.Nested(LogLine), required=True)
 
 
 def _picture(game_id: str, at: int | None) -> tuple[str, str]:
@@ -71,9 +72,9 @@ def _picture(game_id: str, at: int | None) -> tuple[str, str]:
 
 @pictures_blp.route("/games/<game_id>/board.svg", methods=["GET"])
 @pictures_blp.arguments(BoardArgs(), location="query")
-@pictures_blp.doc(security=AUTH, responses={"200": {
-    "description": "the position as an SVG picture, with a <title> and a <desc> (the text view)",
-    "content": {"image/svg+xml": {"schema": {"type": "string"}}}}})
+@pictures_blp.doc(operationId="getBoardSvg", security=TOKEN_OR_NONE, responses={"200": binary(
+    "the position as an SVG picture, with a <title> and a <desc> (the text view); the "
+    "answer's type is image/svg+xml", {"image/svg+xml": {"schema": {"type": "string"}}})})
 @refusals(pictures_blp, 400, 401, 404)
 def board_svg(args, game_id):
     """The position (now, or after event `at`) as a picture, as the caller may see it."""
@@ -112,7 +113,7 @@ def log_lines(game_id: str, who, after: int, limit: int) -> dict:
 @pictures_blp.route("/games/<game_id>/log", methods=["GET"])
 @pictures_blp.arguments(LogArgs(), location="query")
 @pictures_blp.response(200, Log)
-@pictures_blp.doc(security=AUTH)
+@pictures_blp.doc(operationId="getLog", security=TOKEN_OR_NONE)
 @refusals(pictures_blp, 400, 401, 404)
 def log(args, game_id):
     """The log as the caller may see it, one line of words per event, from `after`."""

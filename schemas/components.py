@@ -1,0 +1,154 @@
+"""Named shapes of the OpenAPI document that the marshmallow schemas refer to with
+``Ref("Name")`` (schemas/__init__.py): values the service checks itself (a game's
+options, a clock, a result), described here as JSON Schema so that generated
+clients get real types, and passed through marshmallow unchanged.
+
+Each is a component of the document (referee/api/openapi.py adds them), so every
+client shares one type for it (one ``GameStatus``, one ``GameOptions``).
+"""
+
+from __future__ import annotations
+
+GAMES = ["king-of-danger", "castle-danger", "king-of-the-castle", "kings-keys"]
+STATUSES = ["active", "settling", "finished", "aborted"]
+HIDDEN = "hidden until the game ends"
+
+# null, and nothing else, in OpenAPI 3.0's words: `nullable` applies only beside a
+# `type` (OpenAPI 3.0.3), and `enum` keeps every object out. A nullable reference is
+# `anyOf: [reference, NULL]`: generators read it as "that type, or None".
+NULL = {"type": "object", "nullable": True, "enum": [None], "description": "null"}
+
+
+def nullable(schema: dict, description: str | None = None) -> dict:
+    return {"anyOf": [schema, NULL], **({"description": description} if description else {})}
+
+
+def ref(name: str) -> dict:
+    return {"$ref": f"#/components/schemas/{name}"}
+
+
+def _deck(description: str, *, answer: bool) -> dict:
+    """A deck option: one order of the cards, top first, or one per hand; in an
+    answer also the words that stand for it until the game ends (its cards are
+    secret from everyone but the admin)."""
+    shapes = [{"type": "array", "items": {"type": "string"}},
+              {"type": "array", "items": {"type": "array", "items": {"type": "string"}}}]
+    if answer:
+        shapes.append({"type": "string", "enum": [HIDDEN]})
+    return {"description": description, "oneOf": [*shapes, NULL]}
+
+
+def _options(answer: bool) -> dict:
+    props = {
+        "target": {"type": "integer", "minimum": 1, "maximum": 1000,
+                   "description": "King of Danger: the total that ends the game (31)"},
+        "first_dealer": {"type": "integer", "minimum": 0, "description": "the seat that deals first (0)"},
+        "first_player": {"type": "integer", "minimum": 0,
+                         "description": "King of the Castle: the seat that plays first (0)"},
+        "edition": {"type": "string", "enum": ["10th", "3rd"],
+                    "description": "Castle Danger: 10th (blue moves first) or 3rd (red first)"},
+        "variant": {"type": "string", "enum": ["standard", "hidden-danger"], "description": "Castle Danger"},
+        "turn_limit": {"type": "integer", "minimum": 1, "maximum": 10000, "nullable": True,
+                       "description": "Castle Danger: turns per player after which the game is a draw"},
+        "squires": {"type": "string", "enum": ["random", "choose", "letters"],
+                    "description": "King of the Castle: how squires are given"},
+        "personality_order": {"type": "string", "enum": ["shuffled", "alphabetical"],
+                              "description": "King of the Castle"},
+        "wild_cards": {"type": "boolean", "description": "King's Keys: play with the wild cards"},
+        "deck": _deck("King of Danger, King's Keys: the deck, top card first", answer=answer),
+        "personality_deck": _deck("King of the Castle: the personality deck", answer=answer),
+        "event_deck": _deck("King of the Castle: the event deck", answer=answer),
+        "clock": ref("ClockSettings") if answer else nullable(ref("ClockSettings"), "none: null"),
+    }
+    if answer:
+        return {"type": "object", "additionalProperties": False, "properties": props,
+                "description": "The game's options as it keeps them (defaults filled in; an "
+                               "explicit deck shown as hidden to all but the admin until the "
+                               "game ends); each game has its own (docs/api.md)."}
+    props["seed"] = {"description": "the shuffles of a private game, reproducible: a string of "
+                                    "1 to 1,000 characters or an integer of at most 100 digits",
+                     "oneOf": [{"type": "string", "minLength": 1, "maxLength": 1000},
+                               {"type": "integer"}]}
+    return {"type": "object", "additionalProperties": False, "properties": props,
+            "description": "The game's own options (each game takes only its own: docs/api.md), "
+                           "and for every game `seed` or explicit decks (either marks the game "
+                           "stacked) and `clock`. Unknown or bad options are 400 naming the option."}
+
+
+# A player entry as an object (at creation, and the body of a seat's replacement).
+PLAYER = {
+    "type": "object", "required": ["name"], "additionalProperties": False,
+    "description": "A player: a name and, each optional, private contacts or a bot to play the seat",
+    "properties": {
+        "name": {"type": "string", "minLength": 1, "maxLength": 100},
+        "email": {"type": "string", "format": "email", "nullable": True},
+        "webhook": {"type": "string", "format": "uri", "nullable": True,
+                    "description": "http(s); loopback and private addresses refused"},
+        "bot": {"type": "string", "enum": ["random", "basic"], "nullable": True,
+                "description": "the referee plays this seat itself (docs/bots.md)"}}}
+
+# A seat taken by a registered player (docs/players.md): the player's id alone.
+PLAYER_SEAT = {
+    "type": "object", "required": ["player"], "additionalProperties": False,
+    "description": "A seat for a registered player: it takes the player's name and contacts, and the "
+                   "player's token acts for it",
+    "properties": {"player": {"type": "string", "description": "the player's id"}}}
+
+EXPECTED = {"type": "integer", "minimum": 1, "maximum": 2**31 - 1,
+            "description": "refuse with 409 `version-conflict` unless the game is at this version"}
+
+
+def _body(description: str, name: str, schema: dict) -> dict:
+    return {"type": "object", "required": [name], "additionalProperties": False, "description": description,
+            "properties": {name: schema, "expected_version": EXPECTED}}
+
+
+COMPONENTS: dict[str, dict] = {
+    "Player": PLAYER,
+    "PlayerSeat": PLAYER_SEAT,
+    "SingleMove": _body("One move.", "move", ref("Move")),
+    "MoveBatch": _body("Several moves, applied in order, all or nothing.", "moves",
+                       {"type": "array", "items": ref("Move"), "minItems": 1, "maxItems": 64}),
+    "MoveText": _body("Moves in the game's notation, `;` or new lines between them.", "text",
+                      {"type": "string"}),
+    "ClockChange": {"type": "object", "required": ["clock"], "additionalProperties": False,
+                    "description": "Set a new clock, or remove it (null)",
+                    "properties": {"clock": nullable(ref("ClockSettings"))}},
+    "ClockPause": {"type": "object", "required": ["paused"], "additionalProperties": False,
+                   "description": "Pause the clock (true) or resume it (false)",
+                   "properties": {"paused": {"type": "boolean"}}},
+    "GameKind": {"type": "string", "enum": GAMES, "description": "which game"},
+    "GameStatus": {"type": "string", "enum": STATUSES, "description":
+                   "`active`; `settling` (a referee step is due: moves get 409 `settling` until "
+                   "it is done); `finished`; `aborted`"},
+    "Actor": {"description": "who wrote an event: a seat number, or \"referee\"",
+              "oneOf": [{"type": "integer", "minimum": 0}, {"type": "string", "enum": ["referee"]}]},
+    "ClockSettings": {
+        "type": "object", "additionalProperties": False, "required": ["move_seconds"],
+        "description": "A clock (docs/clock.md). Kept complete: answers have every field.",
+        "properties": {
+            "move_seconds": {"type": "integer", "minimum": 5, "maximum": 31622400,
+                             "description": "whole seconds a seat has to act"},
+            "remind_seconds": {"type": "integer", "minimum": 0,
+                               "description": "seconds before the deadline that the seat is reminded, "
+                                              "less than move_seconds; 0 (the default) for none"},
+            "on_timeout": {"type": "string", "enum": ["remind", "autoplay", "forfeit"],
+                           "description": "what happens at the deadline (remind)"}}},
+    "GameOptions": _options(answer=True),
+    "NewGameOptions": _options(answer=False),
+    "GameResult": {
+        "type": "object", "required": ["winners", "reason", "scores"], "additionalProperties": True,
+        "description": "How the game ended. A game may add more (King of the Castle: `squires` "
+                       "and its scoring `table`).",
+        "properties": {
+            "winners": {"type": "array", "items": {"type": "integer", "minimum": 0},
+                        "description": "the winning seats (every tied seat in a draw; none when aborted)"},
+            "reason": {"type": "string"},
+            "scores": {"type": "array", "items": {"type": "integer"}, "description": "by seat"}}},
+    "Spectators": {
+        "type": "object", "additionalProperties": False,
+        "description": "The spectators' webhook: a URL told of every change as an onlooker sees "
+                       "it (a forum bot); private like the seats' contacts",
+        "properties": {"webhook": {"type": "string", "format": "uri", "nullable": True,
+                                   "description": "http(s); loopback and private addresses refused"}}},
+}
