@@ -115,8 +115,9 @@ class CreateGame(Strict):
                                                    "{name, email, webhook, bot} (contacts are private)"})
     options = ref("NewGameOptions", fields.Dict, keys=fields.String(), load_default=dict)
     spectators = ref("Spectators", fields.Dict, keys=fields.String())
-    rated = fields.Boolean(load_default=True, truthy={True}, falsy={False}, metadata={
-        "description": "false: the game rates nobody, though every seat is a player (docs/players.md)"})
+    rated = fields.Boolean(truthy={True}, falsy={False}, metadata={
+        "description": "false: the game rates nobody, though every seat is a player "
+                       "(docs/players.md); true when left out"})
 
 
 class Seat(Schema):

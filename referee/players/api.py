@@ -8,8 +8,8 @@ from flask import Response, request
 from flask_smorest import Blueprint
 
 from referee.api import bodies
-from referee.api.openapi import refusals
-from referee.api.routes import AUTH, bearer, service, timed
+from referee.api.openapi import PUBLIC, TOKEN, binary, refusals
+from referee.api.routes import bearer, service, timed
 from referee.players import accounts, pictures
 from referee.players import schemas as s
 
@@ -23,6 +23,7 @@ blp.ARGUMENTS_PARSER = bodies.PARSER  # bodies parsed once; schema refusals are 
 @blp.response(201, s.PlayerRegistered)
 @refusals(blp, 400, 413, 415)
 @timed("players-register")
+@blp.doc(operationId="registerPlayer", security=PUBLIC)
 def register(args):
     """Register a player: `{name, email?, webhook?}`, or `{name, bot}` for a bot player.
 
@@ -35,7 +36,7 @@ def register(args):
 
 @blp.route("/players/me", methods=["GET"])
 @blp.response(200, s.PlayerMe)
-@blp.doc(security=AUTH)
+@blp.doc(operationId="getMe", security=TOKEN)
 @refusals(blp, 401)
 @timed("players-me")
 def me():
@@ -46,7 +47,7 @@ def me():
 @blp.route("/players/me", methods=["PATCH"])
 @blp.arguments(s.PlayerContactChange())
 @blp.response(200, s.PlayerMe)
-@blp.doc(security=AUTH)
+@blp.doc(operationId="changeMe", security=TOKEN)
 @refusals(blp, 400, 401, 413, 415)
 @timed("players-me")
 def change_me(args):
@@ -60,6 +61,7 @@ def change_me(args):
 @blp.response(200, s.PlayerProfile)
 @refusals(blp, 404)
 @timed("players-profile")
+@blp.doc(operationId="getPlayer", security=PUBLIC)
 def profile(player_id):
     """A player's public profile: name, rating per game, games played and won."""
     return accounts.profile(service(), player_id)
@@ -70,6 +72,7 @@ def profile(player_id):
 @blp.response(200, s.PlayerConfirmed)
 @refusals(blp, 400, 403, 404, 413, 415)
 @timed("players-confirm")
+@blp.doc(operationId="confirmPlayerEmail", security=PUBLIC)
 def confirm(args, player_id):
     """Confirm the player's e-mail address with the code from its confirmation message
     (no token needed: the code is the proof). A wrong or expired code is 403 naming
@@ -82,6 +85,7 @@ def confirm(args, player_id):
 @blp.response(200, s.PlayerHistory)
 @refusals(blp, 400, 404)
 @timed("players-ratings")
+@blp.doc(operationId="getPlayerRatings", security=PUBLIC)
 def ratings(args, player_id):
     """The player's rating history for one game, oldest first, a page at a time:
     each rated game's id, the player's place, and the rating before and after."""
@@ -90,9 +94,9 @@ def ratings(args, player_id):
 
 @blp.route("/players/<player_id>/ratings.svg", methods=["GET"])
 @blp.arguments(s.PlayerPictureArgs(), location="query")
-@blp.doc(responses={"200": {"description": "the rating (mu and ordinal) over the player's last rated "
-                                           "games of that kind, as an SVG picture",
-                            "content": {"image/svg+xml": {"schema": {"type": "string"}}}}})
+@blp.doc(operationId="getPlayerRatingsPicture", security=PUBLIC, responses={"200": binary(
+    "the rating (mu and ordinal) over the player's last rated games of that kind, as an SVG "
+    "picture; the answer's type is image/svg+xml", {"image/svg+xml": {"schema": {"type": "string"}}})})
 @refusals(blp, 400, 404)
 def ratings_svg(args, player_id):
     """The player's rating over time as a picture (the last 200 rated games of the kind)."""

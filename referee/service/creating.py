@@ -81,8 +81,9 @@ class Creating:
         # published before the deal is queued: followers hear the events in their order
         self.followers.publish(Appended(game_id, (created,), table, record, "created"))
         self.queue.enqueue_settle(game_id, table.seq)
+        now = self.record(game_id)  # after the deal, when the queue ran it already (embedded)
         out = {"id": game_id, "game": game, "options": self._public_options(table, ADMIN),
-               "version": 1, "status": table.status, "seats": seats, "admin_token": admin,
+               "version": now.version, "status": now.status, "seats": seats, "admin_token": admin,
                "seed_commitment": table.seed_commitment}
         out.update(shown_once)  # the spectators' webhook with its secret, shown this once
         return out

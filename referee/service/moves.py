@@ -89,7 +89,7 @@ class Moves:
                         if earlier is not None:
                             return self._replayed(earlier, idem[1])
                     raise
-                answer = {"version": fork.seq,
+                answer = {"version": fork.seq, "status": fork.status,
                           "events": [self._redact(fork, ev, caller.viewer) for ev in events]}
                 stored = {"fingerprint": idem[1], "answer": answer} if idem else None
                 try:
@@ -121,6 +121,9 @@ class Moves:
             self.followers.publish(Appended(game_id, tuple(events), fork, rec, "move"))
             if fork.due() is not None:  # (after publishing: followers hear events in order)
                 self.queue.enqueue_settle(game_id, fork.seq)
+                # the version after the steps the queue ran already (all, embedded)
+                now = self._kept_record(game_id) or self.record(game_id)
+                answer = {**answer, "version": now.version, "status": now.status}
             return answer
         raise VersionConflict("the game is too busy; try again", current_version=table.seq)
 

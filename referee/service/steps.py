@@ -24,7 +24,8 @@ class Steps:
         done = self.admin_event(game_id, caller, "abort a game",
                                 lambda table, at, key: table.propose_abort(reason, at=at, salt_key=key))
         self.queue.enqueue_settle(game_id, done["version"])  # the seed's reveal is due
-        return done
+        now = self.record(game_id)  # after the reveal, when the queue ran it already (embedded)
+        return {**done, "version": now.version, "status": now.status}
 
     def admin_event(self, game_id: str, caller: Caller, what: str, propose) -> dict:
         """Append the referee event an admin's tool asks for (``propose(table, at,
@@ -45,7 +46,7 @@ class Steps:
                 raise VersionConflict("the game moved on; try again", current_version=lost.current) from None
             table.commit(fork)
         self.followers.publish(Appended(game_id, tuple(events), fork, rec, "admin"))
-        return {"version": fork.seq, "events": [ev.to_dict() for ev in events]}
+        return {"version": fork.seq, "status": fork.status, "events": [ev.to_dict() for ev in events]}
 
     # ---- the referee's own steps ---------------------------------------------------
 
