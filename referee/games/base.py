@@ -230,11 +230,17 @@ class Engine:
         records them, plus, for a game created before a house rule existed, the
         reading it was played under then (``later_options``)."""
         options = dict(created["options"])
-        made_by = _version(created.get("engine_version"))
+        made_by = self.made_by(created)
         for name, (since, reading) in self.later_options.items():
             if name not in options and made_by < since:
                 options[name] = reading
         return options
+
+    @staticmethod
+    def made_by(created: dict) -> int:
+        """The engine version a game was created by, as its first event records it
+        (1 when it records none: the first)."""
+        return _version(created.get("engine_version"))
 
     def options_as_logged(self, completed: dict, logged: dict, made_by) -> dict:
         """``completed`` (``setup``'s answer for the options a log records) as a
