@@ -9,6 +9,19 @@ from marshmallow import INCLUDE, RAISE, Schema, ValidationError, fields, validat
 
 GAMES = ["king-of-danger", "castle-danger", "king-of-the-castle", "kings-keys"]
 
+# The house rules: options choosing between two readings of a rule the text leaves
+# open, each game's by name, its readings default first (docs/api.md, "House rules";
+# docs/games/<game>.md has the ruling beside each). A value not listed is refused,
+# 400 naming options.<name>. tests/test_house_rules.py keeps this list and the
+# engines' in step.
+HOUSE_RULES = {
+    "king-of-danger": {"follow_suit": ["hand", "hand-and-table"]},
+    "castle-danger": {"fire_blocks_building": [True, False], "own_side_shots": [True, False]},
+    "king-of-the-castle": {"reactions": ["one-per-seat", "one-per-card"],
+                           "react_to_own_card": [False, True]},
+    "kings-keys": {"wild_stands_for": ["any", "not-held"]},
+}
+
 
 class Strict(Schema):
     class Meta:
@@ -95,8 +108,10 @@ class CreateGame(Strict):
     players = fields.List(PlayerEntry(), required=True, validate=validate.Length(min=1, max=16),
                           metadata={"description": "clockwise from seat 0: names, or objects "
                                                    "{name, email, webhook} (contacts are private)"})
-    options = fields.Dict(keys=fields.String(), load_default=dict,
-                          metadata={"description": "the game's options, plus seed, deck..."})
+    options = fields.Dict(keys=fields.String(), load_default=dict, metadata={
+        "description": "the game's options (docs/api.md, Games), plus seed, deck...; among them "
+                       "the house rules, listed by game in x-house-rules (readings, default first)",
+        "x_house_rules": HOUSE_RULES})
     spectators = fields.Dict(keys=fields.String(), metadata={
         "description": "{webhook}: a URL told of every change as an onlooker sees it (a forum "
                        "bot); private like the seats' contacts"})

@@ -11,18 +11,12 @@ import pytest
 from referee import bots
 from referee.audit import audit
 from referee.autoplay import new_table, play, random_game
+from referee.games import engine
 from referee.rng import Rng
+from schemas import HOUSE_RULES
 from tests.helpers import Game
 from tests.test_audit import reseal
 
-# Every house rule and its readings, default first (docs/games/<game>.md).
-HOUSE_RULES = {
-    "king-of-danger": {"follow_suit": ["hand", "hand-and-table"]},
-    "castle-danger": {"fire_blocks_building": [True, False], "own_side_shots": [True, False]},
-    "king-of-the-castle": {"reactions": ["one-per-seat", "one-per-card"],
-                           "react_to_own_card": [False, True]},
-    "kings-keys": {"wild_stands_for": ["any", "not-held"]},
-}
 PLAYERS = {"king-of-danger": 2, "castle-danger": 2, "king-of-the-castle": 3, "kings-keys": 3}
 # Options a game needs beside the house rule for its readings to matter (wild
 # cards) or for bots alone to finish (a turn limit).
@@ -33,6 +27,20 @@ CHOICES = [(game, name, value) for game, rules in HOUSE_RULES.items()
 
 def names(n: int) -> list[str]:
     return [f"p{i}" for i in range(n)]
+
+
+@pytest.mark.parametrize("game", list(HOUSE_RULES))
+def test_the_api_lists_exactly_the_house_rules_each_engine_has(game, client):
+    eng = engine(game)
+    # every house rule came after a game's first engine version (later_options)
+    assert set(eng.later_options) == set(HOUSE_RULES[game])
+    defaults = eng.setup({}, PLAYERS[game])
+    for name, readings in HOUSE_RULES[game].items():
+        assert defaults[name] == readings[0]
+        for value in readings:
+            assert eng.setup({name: value}, PLAYERS[game])[name] == value
+    listed = client.get("/openapi.json").json["components"]["schemas"]["CreateGame"]
+    assert listed["properties"]["options"]["x-house-rules"] == HOUSE_RULES
 
 
 @pytest.mark.parametrize("game,name,value", CHOICES)
