@@ -2,11 +2,16 @@
 leave open (docs/games/castle-danger.md, R2 and R5): scripted games worked out
 by hand, each played under both readings where the reading changes the game."""
 
+import json
+
 import pytest
 
+from referee.audit import audit
+from referee.autoplay import new_table, play
 from referee.bots import candidates
 from referee.games.base import IllegalMove
 from tests.games.castle_danger_helpers import act, board_of, position, refused, table, types
+from tests.test_audit import reseal
 
 
 def fires(t, seat=0) -> list[str]:
@@ -35,6 +40,21 @@ def test_a_shot_at_ones_own_king_loses_the_game(edition):
     assert t.state.result == {"winners": [1], "scores": [2, 2],
                               "reason": "seat 0's Cannon on b1 hit its own King on b2: seat 0 loses"}
     assert t.status == "finished" and t.to_act() == []
+
+
+def test_a_game_lost_to_ones_own_cannon_exports_and_audits_valid():
+    t, log = new_table("castle-danger", 2, {}, "own-king")
+    for seat, text in [(0, "add C; c1-b1; b1-b2; d1-c1; c1-b1"), (1, "end"), (0, "fire b1 b2")]:
+        play(t, seat, t.engine.parse(text), "own-king", log)
+    assert [e.type for e in log[-3:]] == ["cannon-fired", "game-won", "seed-revealed"]
+    report = audit("".join(e.to_json() + "\n" for e in log))
+    assert report["valid"] and report["seed"] == "verified", report
+    assert report["result"]["winners"] == [1]
+    # a log claiming the shooter won is caught
+    lines = [json.loads(e.to_json()) for e in log]
+    lines[-2]["payload"]["result"]["winners"] = [0]
+    report = audit(reseal(lines))
+    assert not report["valid"] and report["first_error"]["seq"] == len(lines) - 1
 
 
 def test_a_cannonball_still_flies_over_its_own_king_and_no_bot_aims_at_it():
