@@ -93,6 +93,7 @@ def fire_beside_a_builder(options: dict):
 
 def test_by_default_fire_blocks_building():
     t = fire_beside_a_builder({})
+    assert "House rules" not in t.engine.render(t.state, None)
     assert refused(t, 0, "build d3", IllegalMove).rule == "fire"
     assert {"type": "build", "at": "d3"} not in t.engine.legal(t.state, 0)
     act(t, 0, "build b3")  # beside it, where nothing burns
@@ -106,7 +107,9 @@ def test_with_the_house_rule_a_wall_may_be_built_on_fire():
     assert t.state.moves_left == 5 and t.state.wall_pile == 15
     # Pieces still never enter fire (nor a wall).
     assert refused(t, 0, "c3-c4; c4-d4; d4-d3", IllegalMove).rule == "occupied"
-    assert "#*r" in t.engine.render(t.state, None)  # the wall, and seat 1's (red) fire
+    text = t.engine.render(t.state, None)
+    assert "#*r" in text  # the wall, and seat 1's (red) fire
+    assert "House rules: walls may be built on fire\n" in text
     act(t, 0, "end")
     # The fire goes out as seat 1's turn begins; the wall stays.
     assert t.state.fire == {} and "d3" in t.state.walls
