@@ -30,6 +30,7 @@ from json.encoder import encode_basestring
 from referee import rng as rngmod
 from referee.events import REFEREE, Event, canonical_text, parsed_canonical_text
 from referee.events import salt as salt_for
+from referee.games import engine as engine_by_name
 from referee.games.base import RefereeError
 from referee.table import BOT_MOVE, SEAT_TIMED_OUT, Table, bot_kinds
 
@@ -238,9 +239,15 @@ def _replay(events: list[Event], seed: str | None, salt_key: str | None = None) 
     except (RefereeError, KeyError, TypeError) as err:
         raise Divergence(1, "bad-game", f"the game cannot be created as logged: {err}") from None
     # The seed commitment is the log's own; the engine version may be older than
-    # today's engine (a log audited years later), which changes no rule.
-    want = {**expected.payload, "seed_commitment": p.get("seed_commitment"),
-            "engine_version": p.get("engine_version")}
+    # today's engine (a log audited years later), which changes no rule: an older
+    # game lacks the house rules added since, and is replayed under the reading it
+    # was played under (``Engine.later_options``).
+    made_by = p.get("engine_version")
+    options = expected.payload["options"]
+    if isinstance(p.get("options"), dict):
+        options = engine_by_name(p["game"]).options_as_logged(options, p["options"], made_by)
+    want = {**expected.payload, "options": options, "seed_commitment": p.get("seed_commitment"),
+            "engine_version": made_by}
     if want != p:
         raise Divergence(1, "bad-game", "the first event's options are not as the engine completes them")
     table = Table.from_created(first)

@@ -11,10 +11,10 @@ is exactly one of several shapes: the service checks which, naming the field).
 
 from marshmallow import INCLUDE, RAISE, Schema, ValidationError, fields, validate
 
-from schemas.components import GAMES, PLAYER, STATUSES
+from schemas.components import GAMES, HOUSE_RULES, PLAYER, STATUSES
 from schemas.components import ref as component
 
-__all__ = ["GAMES", "STATUSES"]
+__all__ = ["GAMES", "HOUSE_RULES", "STATUSES"]
 
 
 def ref(name: str, field: type = fields.Raw, **kw) -> fields.Field:
@@ -23,6 +23,7 @@ def ref(name: str, field: type = fields.Raw, **kw) -> fields.Field:
     ``field`` does (``Raw``: unchanged)."""
     metadata = {**kw.pop("metadata", {}), "ref": name}
     return field(metadata=metadata, **kw)
+
 
 
 class Strict(Schema):

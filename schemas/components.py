@@ -38,6 +38,28 @@ def _deck(description: str, *, answer: bool) -> dict:
     return {"description": description, "oneOf": [*shapes, NULL]}
 
 
+# The house rules: options choosing between two readings of a rule the text leaves
+# open, each game's by name, its readings default first (docs/api.md, "House rules";
+# docs/games/<game>.md has the ruling beside each). A value not listed is refused,
+# 400 naming options.<name>. tests/test_house_rules.py keeps this list and the
+# engines' in step.
+HOUSE_RULES = {
+    "king-of-danger": {"follow_suit": ["hand", "hand-and-table"]},
+    "castle-danger": {"fire_blocks_building": [True, False], "own_side_shots": [True, False]},
+    "king-of-the-castle": {"reactions": ["one-per-seat", "one-per-card"],
+                           "react_to_own_card": [False, True]},
+    "kings-keys": {"wild_stands_for": ["any", "not-held"]},
+}
+
+
+def _house_rules() -> dict:
+    """Each house rule as an option's schema: its readings, the default first."""
+    return {name: {"enum": readings, "type": "boolean" if isinstance(readings[0], bool) else "string",
+                   "description": f"house rule of {game}: {' or '.join(map(str, readings)).lower()} "
+                                  f"(default {str(readings[0]).lower()}; docs/games/{game}.md)"}
+            for game, rules in HOUSE_RULES.items() for name, readings in rules.items()}
+
+
 def _options(answer: bool) -> dict:
     props = {
         "target": {"type": "integer", "minimum": 1, "maximum": 1000,
@@ -59,6 +81,7 @@ def _options(answer: bool) -> dict:
         "personality_deck": _deck("King of the Castle: the personality deck", answer=answer),
         "event_deck": _deck("King of the Castle: the event deck", answer=answer),
         "clock": ref("ClockSettings") if answer else nullable(ref("ClockSettings"), "none: null"),
+        **_house_rules(),
     }
     if answer:
         return {"type": "object", "additionalProperties": False, "properties": props,
@@ -70,6 +93,7 @@ def _options(answer: bool) -> dict:
                      "oneOf": [{"type": "string", "minLength": 1, "maxLength": 1000},
                                {"type": "integer"}]}
     return {"type": "object", "additionalProperties": False, "properties": props,
+            "x-house-rules": HOUSE_RULES,
             "description": "The game's own options (each game takes only its own: docs/api.md), "
                            "and for every game `seed` or explicit decks (either marks the game "
                            "stacked) and `clock`. Unknown or bad options are 400 naming the option."}

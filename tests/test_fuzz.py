@@ -68,7 +68,9 @@ def test_any_body_gets_a_clear_answer(sqlite_app, game, players, body, seat):
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(options=st.dictionaries(st.sampled_from(
     ["target", "edition", "variant", "turn_limit", "wild_cards", "squires", "personality_order", "deck",
-     "first_dealer", "first_player", "seed", "event_deck", "personality_deck", "x"]), json_values, max_size=4),
+     "first_dealer", "first_player", "seed", "event_deck", "personality_deck", "follow_suit",
+     "fire_blocks_building", "own_side_shots", "reactions", "react_to_own_card", "wild_stands_for",
+     "x"]), json_values, max_size=4),
     game=st.sampled_from([g for g, _ in GAMES]), players=st.integers(0, 9))
 def test_any_options_get_a_clear_answer(sqlite_app, options, game, players):
     client = sqlite_app.test_client()

@@ -56,8 +56,11 @@ NEVER = ("resign", "offer-draw", "take-back", "accept")
 
 
 def candidates(engine, state, seat: int) -> list[dict]:
-    """The legal moves a bot may pick from: every legal move but those in ``NEVER``."""
-    return [m for m in engine.legal(state, seat) if m["type"] not in NEVER]
+    """The legal moves a bot may pick from: every legal move but those in ``NEVER``
+    and those that lose the game at once (``Engine.self_defeating``: resigning by
+    other means, such as a Castle Danger shot at one's own King)."""
+    return [m for m in engine.legal(state, seat)
+            if m["type"] not in NEVER and not engine.self_defeating(state, seat, m)]
 
 
 def choose_from(kind: str, game: str, view: dict, legal: list[dict], rng) -> dict:

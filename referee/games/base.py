@@ -24,6 +24,7 @@ game and done here; engines implement the ``*_move``/``*_event`` hooks.
 
 from __future__ import annotations
 
+import json
 import re
 from collections import Counter
 from dataclasses import dataclass
@@ -89,6 +90,11 @@ class Engine:
     # Bump when the state's shape changes: cached states of older versions are
     # then thrown away and rebuilt from the log.
     version: int = 1
+    # House rules added after games were already being played: option name ->
+    # (the engine version that added it, the reading a game created before then
+    # is played under). A game keeps the rules it was created with: an older log,
+    # whose first event lacks the option, replays and audits under that reading.
+    later_options: dict[str, tuple[int, object]] = {}
 
     # ---- hooks an engine implements -------------------------------------------------
 
@@ -142,6 +148,11 @@ class Engine:
         """Scores by seat, as the summary shows them."""
         raise NotImplementedError
 
+    def self_defeating(self, state, seat: int, move: dict) -> bool:
+        """Whether a legal ``move`` loses the game for ``seat`` at once (no bot makes
+        it, as no bot resigns; referee/bots)."""
+        return False
+
     def normalize(self, move: dict) -> dict:
         """Check a move's shape (``type`` and fields) and return its canonical form:
         the form ``legal_moves`` lists and the log records. Raise ``MalformedMove``."""
@@ -178,6 +189,33 @@ class Engine:
         if "move" in p:
             return f"seat {event.actor}: {self.format(p['move'])}"
         return f"{event.actor}: {event.type}"
+
+    # ---- the options a game is played under ---------------------------------------------
+
+    def created_options(self, created: dict) -> dict:
+        """The options a game is played under (for ``start``): as its first event
+        records them, plus, for a game created before a house rule existed, the
+        reading it was played under then (``later_options``)."""
+        options = dict(created["options"])
+        made_by = self.made_by(created)
+        for name, (since, reading) in self.later_options.items():
+            if name not in options and made_by < since:
+                options[name] = reading
+        return options
+
+    @staticmethod
+    def made_by(created: dict) -> int:
+        """The engine version a game was created by, as its first event records it
+        (1 when it records none: the first)."""
+        return _version(created.get("engine_version"))
+
+    def options_as_logged(self, completed: dict, logged: dict, made_by) -> dict:
+        """``completed`` (``setup``'s answer for the options a log records) as a
+        game created by engine version ``made_by`` recorded them: without the house
+        rules added since, which its first event cannot name (the audit's check)."""
+        made_by = _version(made_by)
+        return {k: v for k, v in completed.items()
+                if k in logged or self.later_options.get(k, (0, None))[0] <= made_by}
 
     # ---- what callers use --------------------------------------------------------------
 
@@ -266,6 +304,22 @@ def check_option_names(options: dict, allowed, title: str) -> None:
     if unknown:
         raise BadOptions(f"{title} has no option {unknown[0]!r}; its options: {', '.join(sorted(allowed))}",
                          field=unknown[0])
+
+
+def _version(made_by) -> int:
+    """The engine version a first event names (1 when it names none: the first)."""
+    return made_by if isinstance(made_by, int) and not isinstance(made_by, bool) else 1
+
+
+def house_rule(options: dict, name: str, readings: tuple):
+    """A house rule: an option choosing between readings of a disputed rule, the
+    first being the default. Its value must be one of ``readings`` exactly (``1``
+    is not ``true``); anything else is refused naming ``options.<name>``."""
+    value = options.get(name, readings[0])
+    if not any(type(value) is type(r) and value == r for r in readings):
+        shown = " or ".join(json.dumps(r) for r in readings)
+        raise BadOptions(f"options.{name} is {shown}", field=f"options.{name}")
+    return value
 
 
 def seat_option(options: dict, key: str, players: int, default: int = 0) -> int:

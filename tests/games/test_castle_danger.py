@@ -106,14 +106,6 @@ def test_cannonballs_fly_over_pieces_of_both_sides():
     assert ev[0].payload["cost"] == 7 and t.state.result["winners"] == [0]
 
 
-def test_a_cannon_may_not_target_its_own_king_but_may_shoot_past_it():
-    t = position({"c1": "0C", "c3": "0K", "e1": "0Z", "c9": "1K", "e9": "1Z"})
-    assert refused(t, 0, "fire c1 c3", IllegalMove).rule == "own-king"
-    assert {"type": "fire", "from": "c1", "at": "c3"} not in t.engine.legal(t.state, 0)
-    ev = act(t, 0, "fire c1 c4")
-    assert ev[0].payload["cost"] == 3 and t.state.fire == {"c4": 0}
-
-
 def test_a_cannon_may_hit_its_own_side_and_own_pieces():
     t = position({"c1": "0C", "c2": "0Z", "a1": "0K", "c9": "1K", "e9": "1Z"})
     ev = act(t, 0, "fire c1 c2")

@@ -13,10 +13,14 @@ CD = engine("castle-danger")
 # ---- options --------------------------------------------------------------------------
 
 def test_options_defaults_and_values():
-    assert CD.setup({}, 2) == {"edition": "10th", "variant": "standard", "turn_limit": None}
+    rules = {"fire_blocks_building": True, "own_side_shots": True}
+    assert CD.setup({}, 2) == {"edition": "10th", "variant": "standard", "turn_limit": None, **rules}
     assert CD.setup({"edition": "3rd", "variant": "hidden-danger", "turn_limit": 25}, 2) == {
-        "edition": "3rd", "variant": "hidden-danger", "turn_limit": 25}
+        "edition": "3rd", "variant": "hidden-danger", "turn_limit": 25, **rules}
     assert CD.setup({"turn_limit": None}, 2)["turn_limit"] is None
+    assert CD.setup({"fire_blocks_building": False, "own_side_shots": False}, 2) == {
+        "edition": "10th", "variant": "standard", "turn_limit": None,
+        "fire_blocks_building": False, "own_side_shots": False}
 
 
 @pytest.mark.parametrize("options,field", [
@@ -30,6 +34,11 @@ def test_options_defaults_and_values():
     ({"deck": ["x"]}, "deck"),
     ({"first_dealer": 0}, "first_dealer"),
     ({"colour": "blue"}, "colour"),
+    ({"fire_blocks_building": 0}, "options.fire_blocks_building"),
+    ({"fire_blocks_building": "false"}, "options.fire_blocks_building"),
+    ({"fire_blocks_building": None}, "options.fire_blocks_building"),
+    ({"own_side_shots": 1}, "options.own_side_shots"),
+    ({"own_side_shots": "no"}, "options.own_side_shots"),
 ])
 def test_bad_options_are_refused(options, field):
     with pytest.raises(BadOptions) as err:

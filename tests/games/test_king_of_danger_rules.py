@@ -38,9 +38,10 @@ def illegal_rule(table, seat, move) -> str:
 
 
 def test_options_defaults():
-    assert KOD.setup({}, 3) == {"target": 31, "first_dealer": 0}
+    assert KOD.setup({}, 3) == {"target": 31, "first_dealer": 0, "follow_suit": "hand"}
     assert KOD.setup({"target": 50, "first_dealer": 4, "deck": list(DECK)}, 5) == {
-        "target": 50, "first_dealer": 4, "deck": list(DECK)}
+        "target": 50, "first_dealer": 4, "deck": list(DECK), "follow_suit": "hand"}
+    assert KOD.setup({"follow_suit": "hand-and-table"}, 2)["follow_suit"] == "hand-and-table"
 
 
 @pytest.mark.parametrize("options, field", [
@@ -57,6 +58,9 @@ def test_options_defaults():
     ({"deck": [list(DECK), list(DECK)[1:]]}, "deck"),
     ({"deck": "W1 W2"}, "deck"),
     ({"deck": []}, "deck"),
+    ({"follow_suit": "table"}, "options.follow_suit"),
+    ({"follow_suit": None}, "options.follow_suit"),
+    ({"follow_suit": ["hand"]}, "options.follow_suit"),
 ])
 def test_bad_options_are_refused(options, field):
     with pytest.raises(BadOptions) as err:
@@ -167,12 +171,55 @@ def test_follow_suit_named_by_a_wizard():
     assert KOD.legal_moves(table.state, ANN) == [{"type": "play", "card": "C2"}]
 
 
-def test_follow_suit_counts_face_up_cards_with_two_players():
+def test_by_default_only_the_hand_obliges_with_two_players():
     table, _ = start(2, TWO_DECK)
     play(table, BOB, "W7")
+    # Ann's only Walls card, W1, is face up on the table, not in her hand (KC KD
+    # Z4 Z5 Z2): she has no Walls "in her hand", so she may play any card.
+    assert [m["card"] for m in KOD.legal_moves(table.state, ANN)] == [
+        "W1", "C1", "C2", "C3", "Z2", "Z4", "Z5", "KD", "KC"]
+    events = play(table, ANN, "KD")
+    # The King of Danger takes the Walls trick: Ann gains 1 (two players).
+    won = next(e.payload for e in events if e.type == "trick-won")
+    assert (won["winner"], won["by"], won["trackers"]) == (ANN, "king-of-danger", [4, 3])
+
+
+def test_with_the_house_rule_face_up_cards_oblige_too():
+    table, _ = start(2, TWO_DECK, follow_suit="hand-and-table")
+    play(table, BOB, "W7")
     # Ann's only Walls card is face up on the table: she must play it
+    assert illegal_rule(table, ANN, {"type": "play", "card": "KD"}) == "follow-suit"
     assert illegal_rule(table, ANN, {"type": "play", "card": "KC"}) == "follow-suit"
     assert KOD.legal_moves(table.state, ANN) == [{"type": "play", "card": "W1"}]
+    events = play(table, ANN, "W1")
+    won = next(e.payload for e in events if e.type == "trick-won")
+    assert (won["winner"], won["by"], won["trackers"]) == (BOB, "highest", [3, 4])
+
+
+def test_by_default_a_card_of_the_suit_in_hand_still_obliges():
+    table, _ = start(2, TWO_DECK)
+    play(table, BOB, "W7")
+    play(table, ANN, "KD")  # Ann takes the trick and leads
+    play(table, ANN, "C1")  # from her table: a Cannons trick
+    # Bob holds C4 in his hand: he must play a Cannons card, from his hand or his
+    # table (C5, turned up by his W7, C7 and C6), and nothing else.
+    assert [m["card"] for m in KOD.legal_moves(table.state, BOB)] == ["C4", "C5", "C6", "C7"]
+    assert illegal_rule(table, BOB, {"type": "play", "card": "KW"}) == "follow-suit"
+
+
+def test_a_game_created_before_the_house_rule_keeps_face_up_cards_obliging():
+    from referee.events import Event
+    from referee.table import Table
+
+    created = Table.created_event(GAME, "g-old", ["Ann", "Bob"], {"deck": TWO_DECK}, "s", True)
+    d = created.to_dict()
+    d["payload"]["engine_version"] = 1
+    del d["payload"]["options"]["follow_suit"]
+    old = Table.from_created(Event.from_dict({**d, "hash": ""}).sealed())
+    old.settle_all("s")
+    play(old, BOB, "W7")
+    assert old.state.options["follow_suit"] == "hand-and-table"
+    assert KOD.legal_moves(old.state, ANN) == [{"type": "play", "card": "W1"}]
 
 
 def test_face_down_cards_do_not_bind_a_follower():

@@ -36,7 +36,10 @@ def test_each_letter_is_on_three_event_cards():
 
 def test_defaults_are_filled_in():
     assert ENG.setup({}, 4) == {"squires": "random", "personality_order": "shuffled", "first_player": 0,
-                                "first_dealer": 0, "personality_deck": None, "event_deck": None}
+                                "first_dealer": 0, "personality_deck": None, "event_deck": None,
+                                "reactions": "one-per-seat", "react_to_own_card": False}
+    rules = {"reactions": "one-per-card", "react_to_own_card": True}
+    assert ENG.setup(rules, 4) == {**ENG.setup({}, 4), **rules}
 
 
 @pytest.mark.parametrize("options,players,field", [
@@ -51,6 +54,10 @@ def test_defaults_are_filled_in():
     ({"personality_deck": list(LETTERS), "personality_order": "alphabetical"}, 2, "personality_deck"),
     ({"event_deck": CATALOGUE[:-1] + ["plague"]}, 2, "event_deck"),
     ({"event_deck": [list(CATALOGUE), list(CATALOGUE)]}, 2, "event_deck"),
+    ({"reactions": "two"}, 2, "options.reactions"),
+    ({"reactions": None}, 2, "options.reactions"),
+    ({"react_to_own_card": "yes"}, 2, "options.react_to_own_card"),
+    ({"react_to_own_card": 1}, 2, "options.react_to_own_card"),
 ])
 def test_bad_options_are_refused_naming_the_field(options, players, field):
     with pytest.raises(BadOptions) as err:

@@ -132,10 +132,11 @@ def test_the_end_on_the_last_seat_of_the_round_scores_at_once():
     evs = move(t, 1, "play unlucky-fall 2")
     assert types(evs)[-3:] == ["turn-ended", "game-ended", "seed-revealed"]
     # E died: castle 2 is F Lord, G Seneschal, no Master. All castles are level
-    # 0, so none is largest, most prestigious or best defended: no bonuses.
-    # Seat 0: Lord B 6, E dead 0, Lord H 6 = 12.
+    # 0: the leftmost, castle 1, is the largest (the text's tie rule), so its Lord
+    # B earns +3; no castle has Prestige or Defences, so no other bonus.
+    # Seat 0: Lord B 6 + 3, E dead 0, Lord H 6 = 15.
     # Seat 1: King A 12, Seneschal C 4, Z never in play 0 = 16.
-    assert t.state.result["scores"] == [12, 16]
+    assert t.state.result["scores"] == [15, 16]
     assert t.state.result["winners"] == [1]
 
 
@@ -380,8 +381,9 @@ def test_a_standing_answer_cannot_be_flipped_back_until_the_game_moves_on():
     # earns a bonus. Seat 0 backs castle 1's men B C D: 6 + 4 + 2 = 12; seat 1
     # castle 2's E F G: 9 + 4 + 2 = 15.
     ({2: {"domain": ["village"]}}, [12, 15]),
-    # A bare kingdom: no castle is largest, most prestigious or best defended.
-    ({}, [12, 12]),
+    # A bare kingdom: castle 1, the leftmost of three at level 0, is the largest
+    # (its Lord B: 6 + 3); none is most prestigious or best defended.
+    ({}, [15, 12]),
 ])
 def test_a_bonus_needs_some_of_its_attribute(levels, scores):
     t = prepared(2, hands=[["keep"] * 3, ["unlucky-fall", "keep", "keep", "keep"]], levels=levels,

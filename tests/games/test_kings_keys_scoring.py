@@ -211,11 +211,12 @@ def _pack(cards: frozenset, value) -> int:
     return go(cards)
 
 
-def brute_force(cards):
+def brute_force(cards, any_card=True):
     """Every way each wild card may stand for any card of its colour or item (held
-    or not, ruling R8), then every way of packing the shown cards into sets. A
-    shown card is (code, which wild card or "" for a held one), so a held card and
-    a wild card standing for it are two cards."""
+    or not, ruling R8; with ``any_card`` false, the house rule ``not-held``: only a
+    card not held, no two wild cards for the same one), then every way of packing
+    the shown cards into sets. A shown card is (code, which wild card or "" for a
+    held one), so a held card and a wild card standing for it are two cards."""
     naturals = [(c, "") for c in cards if len(c) == 3]
     wilds = [c for c in cards if len(c) == 2]
     out = {}
@@ -223,8 +224,11 @@ def brute_force(cards):
                         ("joker", _joker_value)):
         best = 0
         shown_value = lambda combo, value=value: value(tuple(c for c, _ in combo))  # noqa: E731
-        options = [[None] + _stands(w) for w in wilds]
+        options = [[None] + [c for c in _stands(w) if any_card or c not in cards] for w in wilds]
         for stand in product(*options):
+            chosen = [c for c in stand if c is not None]
+            if not any_card and len(chosen) != len(set(chosen)):
+                continue
             shown = [(c, w) for c, w in zip(stand, wilds, strict=True) if c is not None]
             if name == "kingdom":  # at most one set of a colour and number (ruling R9)
                 groups = Counter((c[0], c[1]) for c, _ in naturals + shown)
@@ -235,9 +239,10 @@ def brute_force(cards):
     return out
 
 
-def check_arrangement(cards, best):
+def check_arrangement(cards, best, any_card=True):
     """The arrangement shown is a real one: valid sets, each card once per category,
-    wild cards standing for cards of their colour or item, points adding up."""
+    wild cards standing for cards of their colour or item (not held, and each for
+    its own, without ``any_card``), points adding up."""
     for name, value in (("kingdom", _kingdom_value), ("straights", _straight_value),
                         ("joker", _joker_value)):
         used, stood = [], []
@@ -249,6 +254,8 @@ def check_arrangement(cards, best):
         assert len(used) == len(set(used)) and all(c in cards for c in used)
         for s in best[name]:
             assert all(stand in _stands(w) for w, stand in s["stands_for"].items())
+        if not any_card:
+            assert not set(stood) & set(cards) and len(stood) == len(set(stood)), best[name]
         assert sum(s["points"] for s in best[name]) == best["points"][name]
 
 
@@ -289,3 +296,39 @@ def test_two_item_collections_with_wild_cards_match_brute_force(naturals, wilds)
     best = best_arrangement(cards)
     assert best["points"] == brute_force(cards)
     check_arrangement(cards, best)
+
+
+@settings(max_examples=30, deadline=None)
+@given(collections)
+def test_the_not_held_reading_matches_its_brute_force(cards):
+    # the house rule wild_stands_for: not-held (ruling R8)
+    best = best_arrangement(cards, any_card=False)
+    assert best["points"] == brute_force(cards, any_card=False)
+    check_arrangement(cards, best, any_card=False)
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.lists(st.sampled_from(ITEM_POOL), min_size=2, max_size=7, unique=True),
+       st.lists(st.sampled_from(["R*", "G*", "*A", "*S"]), min_size=1, max_size=2, unique=True))
+def test_the_not_held_reading_on_two_items_matches_its_brute_force(naturals, wilds):
+    cards = naturals + wilds
+    best = best_arrangement(cards, any_card=False)
+    assert best["points"] == brute_force(cards, any_card=False)
+    check_arrangement(cards, best, any_card=False)
+
+
+def test_the_not_held_reading_by_hand():
+    """Ruling R8's examples under the house rule wild_stands_for: not-held."""
+    # the four axes 4s and the Joker of axes: no 4 is left, so the Joker is the
+    # highest axes card not held, a 3: 19 axes, 8 points (20 and 9 by default)
+    best = best_arrangement(["R4A", "G4A", "B4A", "Y4A", "*A"], any_card=False)
+    assert best["points"]["joker"] == 8 and best["joker"][0]["stands_for"] == {"*A": "Y3A"}
+    # *C cannot be a second R1C: R1A R1S R1C *C is no Kingdom Four, only a Three
+    # (R1A R1S R1C itself); *K as R1K makes it four
+    assert points(["R1A", "R1S", "R1C", "*C"])["kingdom"] == 15
+    assert best_arrangement(["R1A", "R1S", "R1C", "*C"], any_card=False)["points"]["kingdom"] == 10
+    assert best_arrangement(["R1A", "R1S", "R1C", "*K"], any_card=False)["points"]["kingdom"] == 15
+    # a held card cannot be stood for to serve a second straight: 5, not 10
+    cards = ["R1S", "R2A", "R3C", "R1C", "R3S", "*A"]
+    assert points(cards)["straights"] == 10
+    assert best_arrangement(cards, any_card=False)["points"]["straights"] == 5

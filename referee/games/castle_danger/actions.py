@@ -82,8 +82,8 @@ def check_build(state: CastleState, seat: int, move: dict) -> tuple[str, dict]:
         raise IllegalMove(board.terrain(at), f"walls go on grass only; {at} is {board.terrain(at)}")
     if at in state.pieces or at in state.walls:
         raise IllegalMove("occupied", f"{at} is not empty")
-    if at in state.fire:
-        raise IllegalMove("fire", f"{at} is on fire")
+    if at in state.fire and state.options["fire_blocks_building"]:
+        raise IllegalMove("fire", f"{at} is on fire (house rule fire_blocks_building)")
     if state.wall_pile == 0:
         raise IllegalMove("supply-exhausted", "all 20 walls are on the board")
     _afford(state, 1, "building")
@@ -117,9 +117,10 @@ def check_fire(state: CastleState, seat: int, move: dict) -> tuple[str, dict]:
     wall = next((i + 1 for i, sq in enumerate(line) if sq in state.walls), None)
     if wall is not None and distance > wall:
         raise IllegalMove("wall-in-the-way", f"the wall on {line[wall - 1]} stops the cannonball")
+    if not state.options["own_side_shots"] and board.side(at) == seat:
+        raise IllegalMove("own-side", f"{at} is on your own side of the river "
+                          "(house rule own_side_shots: false)")
     target = state.pieces.get(at)
-    if target and target["owner"] == seat and target["kind"] == "K":
-        raise IllegalMove("own-king", "a Cannon may not target its own King")
     _afford(state, distance, f"firing {distance} squares")
     hit = None
     if at in state.walls:
@@ -154,6 +155,13 @@ def check_reveal(state: CastleState, seat: int, move: dict) -> tuple[str, dict]:
                               "piece": piece["kind"], "cost": cost}
 
 
+def buildable(state: CastleState, sq: str) -> bool:
+    """A grass square with no piece and no wall, and no fire unless the house rule
+    ``fire_blocks_building`` is off."""
+    return (board.terrain(sq) == "grass" and sq not in state.pieces and sq not in state.walls
+            and (sq not in state.fire or not state.options["fire_blocks_building"]))
+
+
 CHECKS = {"add": check_add, "smuggle": check_add, "move": check_move, "build": check_build,
           "demolish": check_demolish, "fire": check_fire, "reveal": check_reveal}
 
@@ -166,6 +174,7 @@ def available(state: CastleState, seat: int) -> list[dict]:
         for verb in ("add", "smuggle") if hidden_danger(state) else ("add",):
             out += [{"type": verb, "piece": k} for k in board.ADDABLE if state.supply[seat][k]]
     mine = sorted(sq for sq, p in state.pieces.items() if p["owner"] == seat)
+    own_side = state.options["own_side_shots"]
     for sq in mine:
         for n in board.neighbours(sq):
             if board.terrain(n) != "river" and is_empty(state, n):
@@ -173,8 +182,7 @@ def available(state: CastleState, seat: int) -> list[dict]:
     builders = [sq for sq in mine if state.pieces[sq]["kind"] == "B" and not state.pieces[sq]["hidden"]]
     around = sorted({n for sq in builders for n in board.neighbours(sq)})
     if state.wall_pile:
-        out += [{"type": "build", "at": sq} for sq in around
-                if board.terrain(sq) == "grass" and is_empty(state, sq)]
+        out += [{"type": "build", "at": sq} for sq in around if buildable(state, sq)]
     out += [{"type": "demolish", "at": sq} for sq in around if sq in state.walls]
     for sq in mine:
         p = state.pieces[sq]
@@ -183,8 +191,7 @@ def available(state: CastleState, seat: int) -> list[dict]:
         for distance, at in enumerate(board.line_of_fire(sq, seat), start=1):
             if distance > state.moves_left:
                 break
-            target = state.pieces.get(at)
-            if not (target and target["owner"] == seat and target["kind"] == "K"):
+            if own_side or board.side(at) != seat:
                 out.append({"type": "fire", "from": sq, "at": at})
             if at in state.walls:
                 break

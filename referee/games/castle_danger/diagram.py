@@ -10,6 +10,8 @@ from referee.games.castle_danger import board
 
 LEGEND = ("K King  Z Wizard  B Builder  C Cannon  ' fired  ? hidden  # wall  "
           "* fire  o portal  ~ river  : sand  . grass")
+HOUSE_RULE_WORDS = {"fire_blocks_building": "walls may be built on fire",
+                    "own_side_shots": "no shots on one's own side of the river"}
 EDITION_TITLES = {"10th": "10th Anniversary edition", "3rd": "3rd edition"}
 
 
@@ -22,8 +24,8 @@ def _cell(view: dict, sq: str) -> str:
         mark = "?" if piece["hidden"] else ""
         fired = "'" if piece["fired"] else ""
         return f"{letter[piece['owner']]}{mark}{piece['kind']}{fired}"
-    if sq in view["walls"]:
-        return "#"
+    if sq in view["walls"]:  # on fire too, when fire does not block building
+        return f"#*{letter[view['fire'][sq]]}" if sq in view["fire"] else "#"
     if sq in view["fire"]:
         return f"*{letter[view['fire'][sq]]}"
     if sq in view["portals"]:
@@ -50,6 +52,10 @@ def render(view: dict, names: list[str], viewer) -> str:
     if view["variant"] == "hidden-danger":
         title += ", Hidden Danger"
     lines = [title]
+    # The house rules a game departs from the default by, in words.
+    rules = [words for name, words in HOUSE_RULE_WORDS.items() if view.get(name) is False]
+    if rules:
+        lines.append("House rules: " + "; ".join(rules))
     seat = view["turn"]
     who = f"{view['colours'][seat].capitalize()} (seat {seat}, {names[seat]})"
     if view["result"] is not None:

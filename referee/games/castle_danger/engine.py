@@ -11,6 +11,7 @@ from referee.games.base import (
     Engine,
     NotYourTurn,
     check_option_names,
+    house_rule,
     open_to_all,
 )
 from referee.games.castle_danger import actions, board, consent, diagram, notation
@@ -40,6 +41,9 @@ def sees_hidden(viewer, owner: int) -> bool:
     return viewer == ADMIN or viewer == owner
 
 
+# House rules (docs/games/castle-danger.md, R5 and R2): the readings, default first.
+HOUSE_RULES = {"fire_blocks_building": (True, False), "own_side_shots": (True, False)}
+
 # Far beyond any real game (the editions suggest 25 or 30); a bound keeps every
 # number a client sends within what a store and a JSON reader handle.
 MAX_TURN_LIMIT = 10_000
@@ -49,12 +53,16 @@ class CastleDanger(Engine):
     name = "castle-danger"
     title = "Castle Danger"
     min_players = max_players = 2
-    version = 3  # 2: turn_over; 3: draw offers and take-backs (pending, offered, starts)
+    # 2: turn_over; 3: draw offers and take-backs (pending, offered, starts); 4: the
+    # house rules below, and a shot at one's own King allowed (it loses the game)
+    version = 4
+    # Games created before version 4 were played under what is now the default.
+    later_options = {"fire_blocks_building": (4, True), "own_side_shots": (4, True)}
 
     # ---- options and start -------------------------------------------------------
 
     def setup(self, options: dict, players: int) -> dict:
-        check_option_names(options, ("edition", "variant", "turn_limit"), self.title)
+        check_option_names(options, ("edition", "variant", "turn_limit", *HOUSE_RULES), self.title)
         edition = options.get("edition", "10th")
         if edition not in EDITIONS:
             raise BadOptions("edition is '10th' (blue first) or '3rd' (red first)", field="edition")
@@ -66,11 +74,12 @@ class CastleDanger(Engine):
                                   or not 1 <= limit <= MAX_TURN_LIMIT):
             raise BadOptions(f"turn_limit is null or a number of turns per player from 1 to {MAX_TURN_LIMIT}",
                              field="turn_limit")
-        return {"edition": edition, "variant": variant, "turn_limit": limit}
+        rules = {name: house_rule(options, name, readings) for name, readings in HOUSE_RULES.items()}
+        return {"edition": edition, "variant": variant, "turn_limit": limit, **rules}
 
     def start(self, created: dict) -> CastleState:
         seats = created["seats"]
-        return initial(len(seats), created["options"], [s["name"] for s in seats])
+        return initial(len(seats), self.created_options(created), [s["name"] for s in seats])
 
     # ---- moves -------------------------------------------------------------------
 
@@ -97,11 +106,14 @@ class CastleDanger(Engine):
         drafts = [Draft(kind, payload)]
         hit = payload.get("hit")
         if hit and hit["kind"] == "K":
+            # Both texts: a player whose King is hit loses (ruling R2), whoever shot.
+            loser = hit["owner"]
+            whose = "its own" if loser == seat else f"seat {loser}'s"
+            reason = f"seat {seat}'s Cannon on {payload['from']} hit {whose} King on {payload['at']}"
+            if loser == seat:
+                reason += f": seat {seat} loses"
             after = self._after(state, drafts)
-            result = {"winners": [seat],
-                      "reason": f"seat {seat}'s Cannon on {payload['from']} hit seat "
-                                f"{hit['owner']}'s King on {payload['at']}",
-                      "scores": self.scores(after)}
+            result = {"winners": [opponent(loser)], "reason": reason, "scores": self.scores(after)}
             drafts.append(Draft("game-won", {"result": result}))
         elif payload["cost"] == state.moves_left:
             drafts += self._pass_turn(self._after(state, drafts), seat)
@@ -213,6 +225,13 @@ class CastleDanger(Engine):
             return []
         return actions.available(state, seat) + consent.asks(state, seat)
 
+    def self_defeating(self, state: CastleState, seat: int, move: dict) -> bool:
+        """A shot at one's own King (R2): it loses the game."""
+        if move["type"] != "fire":
+            return False
+        target = state.pieces.get(move["at"])
+        return bool(target and target["owner"] == seat and target["kind"] == "K")
+
     def scores(self, state: CastleState) -> list[int]:
         """Pieces (King, Wizards, Builders, Cannons) each player has on the board."""
         return [on_board(state, s) for s in range(state.players)]
@@ -241,6 +260,7 @@ class CastleDanger(Engine):
         return {
             "edition": opts["edition"], "variant": opts["variant"],
             "turn_limit": opts["turn_limit"], "colours": colours(opts),
+            **{name: opts[name] for name in HOUSE_RULES},
             "turn": state.turn, "moves_left": state.moves_left, "turns": list(state.turns),
             "turn_over": state.turn_over,
             "pending": copy.deepcopy(state.pending), "asked_this_turn": list(state.offered),

@@ -22,6 +22,7 @@ from referee.games.base import (
     check_deck,
     check_option_names,
     check_players,
+    house_rule,
     seat_option,
     stacked_deck,
 )
@@ -38,7 +39,10 @@ from referee.games.king_of_danger.trick import (
 DEAL, PLAY, SCORE, END = "deal", "play", "score", "end"
 DEFAULT_TARGET = 31
 MAX_TARGET = 1000
-OPTIONS = ("target", "first_dealer", "deck")
+# House rule (docs/games/king-of-danger.md, R5): which cards oblige a seat to
+# follow suit, its hand only (default) or, with two players, its face-up table cards too.
+FOLLOW_SUIT = ("hand", "hand-and-table")
+OPTIONS = ("target", "first_dealer", "deck", "follow_suit")
 
 
 @dataclass(kw_only=True)
@@ -64,6 +68,9 @@ class KingOfDanger(Engine):
     name = "king-of-danger"
     title = "King of Danger"
     min_players, max_players = 2, 5
+    version = 2  # 2: the house rule follow_suit
+    # Games created before version 2 were played with face-up cards obliging.
+    later_options = {"follow_suit": (2, "hand-and-table")}
 
     # ---- making a game -----------------------------------------------------------
 
@@ -76,7 +83,8 @@ class KingOfDanger(Engine):
                              field="target")
         first_dealer = seat_option(options, "first_dealer", players)
         check_deck(options, "deck", list(DECK))
-        out = {"target": target, "first_dealer": first_dealer}
+        out = {"target": target, "first_dealer": first_dealer,
+               "follow_suit": house_rule(options, "follow_suit", FOLLOW_SUIT)}
         if options.get("deck") is not None:
             out["deck"] = copy.deepcopy(options["deck"])
         return out
@@ -84,7 +92,7 @@ class KingOfDanger(Engine):
     def start(self, created: dict) -> KingOfDangerState:
         n = len(created["seats"])
         return KingOfDangerState(
-            players=n, options=created["options"], names=[s["name"] for s in created["seats"]],
+            players=n, options=self.created_options(created), names=[s["name"] for s in created["seats"]],
             stacked=bool(created.get("stacked")), dealer=created["options"]["first_dealer"],
             trackers=[TRACKER_START] * n, scores=[0] * n)
 
@@ -141,18 +149,27 @@ class KingOfDanger(Engine):
         # A Wizard names the trick suit when it is the first non-King of the trick.
         return is_wizard(card) and state.trick_suit is None
 
-    def _follows(self, state: KingOfDangerState, card: str, playable: list[str]) -> bool:
+    def _obliging(self, state: KingOfDangerState, seat: int) -> list[str]:
+        """The cards whose suit a seat must follow if it can: those in its hand
+        (the text's words), or with ``follow_suit: hand-and-table`` its face-up
+        table cards too."""
+        if state.options["follow_suit"] == "hand":
+            return state.hands[seat]
+        return self.playable(state, seat)
+
+    def _follows(self, state: KingOfDangerState, card: str, obliging: list[str]) -> bool:
         suit = state.trick_suit
         return (suit is None or suit_of(card) == suit
-                or not any(suit_of(c) == suit for c in playable))
+                or not any(suit_of(c) == suit for c in obliging))
 
     def legal_moves(self, state: KingOfDangerState, seat: int) -> list[dict]:
         if seat not in self.to_act(state):
             return []
         playable = self.playable(state, seat)
+        obliging = self._obliging(state, seat)
         moves = []
         for card in playable:
-            if not self._follows(state, card, playable):
+            if not self._follows(state, card, obliging):
                 continue
             if self._names_suit(state, card):
                 moves += [{"type": "play", "card": card, "suit": s} for s in ("walls", "cannons")]
@@ -177,9 +194,10 @@ class KingOfDanger(Engine):
         if not names and "suit" in move:
             raise IllegalMove("suit-already-named", f"the trick suit is already"
                               f" {state.trick_suit}: play {card} without naming a suit")
-        if not self._follows(state, card, playable):
+        if not self._follows(state, card, self._obliging(state, seat)):
+            where = "in your hand" if state.options["follow_suit"] == "hand" else "to play"
             raise IllegalMove("follow-suit", f"this is a {state.trick_suit} trick and you have"
-                              f" {state.trick_suit} to play")
+                              f" {state.trick_suit} {where}")
         played = {"seat": seat, "card": card, "from": "hand"}
         if "suit" in move:
             played["suit"] = move["suit"]
@@ -270,7 +288,8 @@ class KingOfDanger(Engine):
         n = state.players
         out = {
             "game": self.name, "players": list(state.names), "stacked": state.stacked,
-            "target": state.options["target"], "phase": state.phase,
+            "target": state.options["target"], "follow_suit": state.options["follow_suit"],
+            "phase": state.phase,
             "hand_number": state.hands_dealt, "dealer": state.dealer,
             "trackers": list(state.trackers), "scores": list(state.scores),
             "leftovers": list(state.leftovers),

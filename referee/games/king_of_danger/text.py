@@ -38,6 +38,9 @@ def render(view: dict) -> str:
         for seat, up in enumerate(view["face_up"]):
             covered = "".join("*" if c else "." for c in view["covered"][seat])
             lines.append(f"{names[seat]}'s table: {_cards(up)}  (face down beneath: {covered})")
+        oblige = ("only cards in the hand" if view.get("follow_suit", "hand") == "hand"
+                  else "cards in the hand and face up on the table")
+        lines.append(f"Follow suit: {oblige} oblige")
     trick = view["trick"]
     shown = ", ".join(f"{names[s]} {c}" for s, c in trick["cards"]) or "no card yet"
     suit = f"{trick['suit']} trick" if trick["suit"] else "suit not set"

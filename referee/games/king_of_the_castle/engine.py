@@ -11,6 +11,7 @@ from referee.games.base import (
     NotYourTurn,
     check_deck,
     check_option_names,
+    house_rule,
     seat_option,
 )
 from referee.games.king_of_the_castle import flow, notation, scoring, views
@@ -20,8 +21,10 @@ from referee.games.king_of_the_castle.flow import Script, advance
 from referee.games.king_of_the_castle.plays import check_play, plays
 from referee.games.king_of_the_castle.state import CastleState
 
+# House rules (docs/games/king-of-the-castle.md, ruling 7): the readings, default first.
+HOUSE_RULES = {"reactions": ("one-per-seat", "one-per-card"), "react_to_own_card": (False, True)}
 OPTIONS = ("squires", "personality_order", "first_player", "first_dealer",
-           "personality_deck", "event_deck")
+           "personality_deck", "event_deck", *HOUSE_RULES)
 WINDOW_CARD = {"death": "lucky-escape", "discard": "not-that-bad"}
 
 
@@ -39,7 +42,11 @@ class KingOfTheCastle(Engine):
     name = "king-of-the-castle"
     title = "King of the Castle"
     min_players, max_players = 2, 8
-    version = 2  # 2: standing_fresh
+    # 2: standing_fresh; 3: the house rules below, and the Lord of the leftmost
+    # castle earning the largest castle's bonus at level 0 (zero_level_lord_bonus)
+    version = 3
+    # Games created before version 3 were played under what is now the default.
+    later_options = {"reactions": (3, "one-per-seat"), "react_to_own_card": (3, False)}
 
     # ---- setting up ------------------------------------------------------------------
 
@@ -62,10 +69,11 @@ class KingOfTheCastle(Engine):
                 "first_player": seat_option(options, "first_player", players),
                 "first_dealer": seat_option(options, "first_dealer", players),
                 "personality_deck": people,
-                "event_deck": _deck_option(options, "event_deck", CATALOGUE)}
+                "event_deck": _deck_option(options, "event_deck", CATALOGUE),
+                **{name: house_rule(options, name, readings) for name, readings in HOUSE_RULES.items()}}
 
     def start(self, created: dict) -> CastleState:
-        opts = created["options"]
+        opts = self.created_options(created)
         n = len(created["seats"])
         return CastleState(players=n, options=opts, names=[s["name"] for s in created["seats"]],
                            stacked=bool(created.get("stacked")), first_player=opts["first_player"],
@@ -73,7 +81,9 @@ class KingOfTheCastle(Engine):
                            hands=[[] for _ in range(n)], standing=["ask"] * n, turns_taken=[0] * n,
                            # Chosen squires are chosen first, before anything is dealt,
                            # as the letters deal sets them before the kingdom.
-                           stage="choose" if opts["squires"] == "choose" else "deal")
+                           stage="choose" if opts["squires"] == "choose" else "deal",
+                           # A game keeps the scoring it was created with (ruling 3).
+                           zero_level_lord_bonus=self.made_by(created) >= 3)
 
     # ---- the log ---------------------------------------------------------------------
 

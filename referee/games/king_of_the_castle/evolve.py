@@ -141,8 +141,11 @@ def reacted(state, p: dict) -> None:
     # One reaction saves one man or one card; while others of this window's kind
     # are still at stake, the seats not yet asked are asked in turn (each seat
     # answers a threat once), so two Lucky Escapes can save two of the Plague's dead.
+    # With the house rule reactions: one-per-card the seat that reacted is asked
+    # again, and may play another reaction card or pass.
     w = state.window
-    w["queue"].remove(p["seat"])
+    if state.options["reactions"] == "one-per-seat":
+        w["queue"].remove(p["seat"])
     still = t["deaths"] if w["kind"] == "death" else t["discards"]
     if not w["queue"] or not still:
         state.window = None

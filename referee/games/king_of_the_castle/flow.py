@@ -52,9 +52,11 @@ def due(state) -> str | None:
 
 
 def ask_queue(state, actor: int) -> list[int]:
-    """The other seats in turn order from the actor's left, less standing passes."""
+    """The other seats in turn order from the actor's left, less standing passes;
+    with the house rule ``react_to_own_card`` the actor too, asked last."""
     n = state.players
-    return [s for s in ((actor + i) % n for i in range(1, n)) if state.standing[s] != "pass"]
+    last = n + 1 if state.options["react_to_own_card"] else n
+    return [s for s in ((actor + i) % n for i in range(1, last)) if state.standing[s] != "pass"]
 
 
 def _men(state, letters: list[str]) -> list[dict]:

@@ -14,12 +14,15 @@ from referee.games.king_of_the_castle.kingdom import (
 def table(state) -> list[dict]:
     """One line per man in a post: {man, post, castle, points, bonus}."""
     castles = state.castles
-    # A bonus goes to the castle that is largest, most prestigious or best
-    # defended only if it has some of that at all: with no Prestige anywhere no
-    # castle is "most prestigious", and no Seneschal earns +2. (The leftmost of a
-    # tie still wins the bonus, as it wins the throne.)
+    # The largest castle is found by the text's own tie rule, the leftmost of the
+    # tied castles counting as highest, at level 0 too: the throne passes to its
+    # Lord by that rule, and so does the Lord's +3. The Seneschal's and the Master
+    # at Arms' bonuses go to the most prestigious or best defended castle only if
+    # it has some of that at all: with no Prestige anywhere no castle is "most
+    # prestigious", and no Seneschal earns +2 (the leftmost of a tie still wins).
     big, grand, strong = largest(castles), most_prestigious(castles), best_defended(castles)
-    big = big if big is not None and castle_level(castles[big]) > 0 else None
+    if not state.zero_level_lord_bonus:  # a game created before that ruling (engine 2)
+        big = big if big is not None and castle_level(castles[big]) > 0 else None
     grand = grand if grand is not None and attribute_level(castles[grand], "prestige") > 0 else None
     strong = strong if strong is not None and attribute_level(castles[strong], "defence") > 0 else None
     lines = []

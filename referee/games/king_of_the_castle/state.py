@@ -48,3 +48,7 @@ class CastleState(GameState):
     # An open reaction window: {"kind": "death"|"discard", "queue": [seats to ask]}.
     window: dict | None = None
     ending: bool = False  # a dead man's post could not be filled
+    # The Lord of the largest castle earns his +3 when every castle is at level 0
+    # too (the leftmost counts as largest); games created by engine version 2 or
+    # earlier were scored without it, and keep that scoring.
+    zero_level_lord_bonus: bool = True

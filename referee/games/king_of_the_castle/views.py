@@ -42,6 +42,8 @@ def view(state, viewer) -> dict:
         "random_pending": state.random_pending,
         "squires_chosen": [s is not None for s in state.squires] if state.options["squires"] == "choose" else None,
         "stacked": state.stacked,
+        "reactions": state.options["reactions"],
+        "react_to_own_card": state.options["react_to_own_card"],
         "result": state.result,
     }
     if state.options["personality_order"] == "alphabetical" or everything:

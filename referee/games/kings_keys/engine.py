@@ -27,6 +27,7 @@ from referee.games.base import (
     Viewer,
     check_deck,
     check_option_names,
+    house_rule,
     seat_option,
     stacked_deck,
 )
@@ -36,7 +37,10 @@ from referee.games.kings_keys.field import fours, group_field, pile_of, takeable
 from referee.games.kings_keys.scoring import best_arrangement
 
 ROTATIONS = 3  # every seat deals this many (counted) hands
-OPTIONS = ("wild_cards", "first_dealer", "deck")
+# House rule (docs/games/kings-keys.md, R8): what a wild card may stand for when
+# scoring, any card of its colour or item (default) or only one not held.
+WILD_STANDS_FOR = ("any", "not-held")
+OPTIONS = ("wild_cards", "first_dealer", "deck", "wild_stands_for")
 
 
 @dataclass(kw_only=True)
@@ -62,7 +66,10 @@ class KingsKeys(Engine):
     name = "kings-keys"
     title = "King's Keys"
     min_players, max_players = 3, 4
-    version = 2  # 2: wild cards may stand for cards held (ruling R8)
+    # 2: wild cards may stand for cards held (ruling R8); 3: the house rule below
+    version = 3
+    # Games created before version 3 were scored as the default reads.
+    later_options = {"wild_stands_for": (3, "any")}
 
     # ---- creating ------------------------------------------------------------------
 
@@ -72,7 +79,8 @@ class KingsKeys(Engine):
         if not isinstance(wild, bool):
             raise BadOptions("wild_cards must be true or false", field="wild_cards")
         first = seat_option(options, "first_dealer", players)
-        out = {"wild_cards": wild, "first_dealer": first}
+        out = {"wild_cards": wild, "first_dealer": first,
+               "wild_stands_for": house_rule(options, "wild_stands_for", WILD_STANDS_FOR)}
         if options.get("deck") is not None:
             check_deck(options, "deck", deck(wild))
             out["deck"] = options["deck"]
@@ -81,7 +89,7 @@ class KingsKeys(Engine):
     def start(self, created: dict) -> KingsKeysState:
         n = len(created["seats"])
         return KingsKeysState(
-            players=n, options=created["options"], names=[s["name"] for s in created["seats"]],
+            players=n, options=self.created_options(created), names=[s["name"] for s in created["seats"]],
             stacked=bool(created.get("stacked")), dealer=created["options"]["first_dealer"],
             dealt_by=[0] * n, totals=[0] * n, collected=[[] for _ in range(n)],
             hands=[[] for _ in range(n)])
@@ -124,7 +132,7 @@ class KingsKeys(Engine):
     def _score(self, state: KingsKeysState) -> Draft:
         seats = []
         for s in range(state.players):
-            best = best_arrangement(state.collected[s])
+            best = best_arrangement(state.collected[s], state.options["wild_stands_for"] == "any")
             seats.append({"seat": s, "collected": sorted_cards(state.collected[s]), **best})
         points = [x["total"] for x in seats]
         return Draft("hand-scored", {
@@ -284,6 +292,7 @@ class KingsKeys(Engine):
         out = {
             "game": self.name, "stage": state.stage, "stacked": state.stacked,
             "wild_cards": state.options["wild_cards"],
+            "wild_stands_for": state.options["wild_stands_for"],
             "hand_number": state.hands_played + (0 if state.stage in ("deal", "end", "over") else 1),
             "dealer": state.dealer, "dealt_by": list(state.dealt_by),
             "turn": state.turn if state.stage in ("play", "choose") else None,

@@ -13,8 +13,10 @@ A wild card stands for one card of the deck, in each category on its own: a
 Kingdom card for any card of its colour, a Joker for any card of its item, even a
 card the collection holds (four axes 4s and the Joker of axes are 20 axes). A set
 is still one colour and number (Kingdom sets) or all different items (straights).
-The search is exact: it tries every use of the wild cards, not the first that
-looks good.
+Under the house rule ``wild_stands_for: not-held`` (``any_card=False`` here) a
+wild card stands only for a card the collection does not hold, and in one
+category no two wild cards stand for the same card. The search is exact: it
+tries every use of the wild cards, not the first that looks good.
 """
 
 from __future__ import annotations
@@ -61,23 +63,27 @@ def _bits(mask: int) -> list[int]:
 # ---- the King: Kingdom Threes and Fours ----------------------------------------------
 
 
-def best_kingdom_sets(naturals: frozenset, wilds: tuple) -> tuple[int, list[dict]]:
+def best_kingdom_sets(naturals: frozenset, wilds: tuple,
+                      any_card: bool = True) -> tuple[int, list[dict]]:
     """At most one set per colour and number (there are only four such cards)."""
     groups = [(c, n) for c in COLOURS for n in NUMBERS]
 
     def standins(c: str, n: int, missing: list[str], ws: list[str]) -> dict | None:
         # A Joker shows its own item in this colour and number; a Kingdom card any
-        # item (one not held, for a clearer table, when there is one).
+        # item (one not held, for a clearer table, when there is one). Without
+        # any_card, only items missing from the collection, each once.
         free = list(missing)
         out = {}
         for w in ws:
             if is_joker(w):
                 if w[1] in free:
                     free.remove(w[1])
+                elif not any_card:
+                    return None
                 out[w] = f"{c}{n}{w[1]}"
         for w in ws:
             if is_kingdom(w):
-                if w[0] != c:
+                if w[0] != c or not (free or any_card):
                     return None
                 out[w] = f"{c}{n}{free.pop(0) if free else ITEMS[0]}"
         return out
@@ -113,10 +119,29 @@ def best_kingdom_sets(naturals: frozenset, wilds: tuple) -> tuple[int, list[dict
 # ---- the Joker: sets of one item -----------------------------------------------------
 
 
-def best_joker_sets(naturals: frozenset, wilds: tuple) -> tuple[int, list[dict]]:
+def best_joker_sets(naturals: frozenset, wilds: tuple,
+                    any_card: bool = True) -> tuple[int, list[dict]]:
     """One set per item (splitting an item's cards in two never scores more)."""
 
+    def not_held(i: str, ws: list[str]) -> dict | None:
+        # Each wild card shows the highest card of the item not held nor shown
+        # already: Kingdom cards first, each bound to its colour.
+        taken = {c for c in naturals if c[2] == i}
+        out = {}
+        for w in sorted(ws, key=is_joker):
+            if is_joker(w) and w[1] != i:
+                return None
+            colours = COLOURS if is_joker(w) else (w[0],)
+            free = [f"{c}{n}{i}" for n in NUMBERS for c in colours if f"{c}{n}{i}" not in taken]
+            if not free:
+                return None
+            out[w] = free[-1]
+            taken.add(free[-1])
+        return out
+
     def standins(i: str, ws: list[str]) -> dict | None:
+        if not any_card:
+            return not_held(i, ws)
         # Every wild card shows the 4 of the item (held or not): the most it can add.
         out = {}
         for w in ws:
@@ -173,7 +198,8 @@ class _ColourStraights:
     in one of the straights that can hold it; straights whose 2 and 3 are both
     wild cards come last."""
 
-    def __init__(self, c: str, naturals: frozenset, kingdom: bool, jokers: tuple):
+    def __init__(self, c: str, naturals: frozenset, kingdom: bool, jokers: tuple,
+                 any_card: bool = True):
         self.c = c
         held = {(int(x[1]), x[2]) for x in naturals if x[0] == c}
         self.wild_codes = ([f"{c}*"] if kingdom else []) + [f"*{i}" for i in jokers]
@@ -183,9 +209,13 @@ class _ColourStraights:
                 choices = []
                 for n, i in zip(pattern, items, strict=True):
                     # the held card itself, or a wild card standing for it (the
-                    # held one may then serve in another straight)
-                    choices.append(([None] if (n, i) in held else [])
-                                   + [w for w in self.wild_codes if w == f"{c}*" or w == f"*{i}"])
+                    # held one may then serve in another straight); without
+                    # any_card a held card is always shown by itself
+                    wild = [w for w in self.wild_codes if w == f"{c}*" or w == f"*{i}"]
+                    if (n, i) in held:
+                        choices.append([None] + (wild if any_card else []))
+                    else:
+                        choices.append(wild)
                 for fill in product(*choices):
                     used = [w for w in fill if w is not None]
                     if len(used) != len(set(used)):
@@ -193,8 +223,11 @@ class _ColourStraights:
                     slots = wmask = 0
                     cards, stands = [], {}
                     for (n, i), w in zip(zip(pattern, items, strict=True), fill, strict=True):
+                        if w is None or not any_card:
+                            # a held card is used up; without any_card so is the
+                            # card a wild card stands for (no two stand for one)
+                            slots |= _slot(n, i)
                         if w is None:
-                            slots |= _slot(n, i)  # only a held card is used up
                             cards.append(f"{c}{n}{i}")
                         else:
                             wmask |= 1 << self.wild_codes.index(w)
@@ -232,7 +265,8 @@ class _ColourStraights:
         return score, [self.cands[k][3] for k in ks]
 
 
-def best_straights(naturals: frozenset, wilds: tuple) -> tuple[int, list[dict]]:
+def best_straights(naturals: frozenset, wilds: tuple,
+                   any_card: bool = True) -> tuple[int, list[dict]]:
     """Jokers may serve any colour: every way of lending them to the colours is
     tried; each colour is then searched on its own (cached per set of Jokers)."""
     kingdoms = {w[0] for w in wilds if is_kingdom(w)}
@@ -241,7 +275,7 @@ def best_straights(naturals: frozenset, wilds: tuple) -> tuple[int, list[dict]]:
 
     def colour_best(c: str, lent: tuple) -> tuple[int, list[dict]]:
         if (c, lent) not in solved:
-            solved[c, lent] = _ColourStraights(c, naturals, c in kingdoms, lent).best()
+            solved[c, lent] = _ColourStraights(c, naturals, c in kingdoms, lent, any_card).best()
         return solved[c, lent]
 
     best: tuple[int, list[dict]] = (-1, [])
@@ -260,14 +294,16 @@ def best_straights(naturals: frozenset, wilds: tuple) -> tuple[int, list[dict]]:
 # ---- the whole collection ------------------------------------------------------------
 
 
-def best_arrangement(cards: list[str]) -> dict:
+def best_arrangement(cards: list[str], any_card: bool = True) -> dict:
     """The arrangement scoring the most points, category by category, as shown in
     a hand's result: ``{"kingdom": [...], "straights": [...], "joker": [...],
-    "points": {"kingdom": k, "straights": s, "joker": j}, "total": t}``."""
+    "points": {"kingdom": k, "straights": s, "joker": j}, "total": t}``.
+    ``any_card``: a wild card may stand for a card the collection holds (the
+    default reading; False for the house rule ``wild_stands_for: not-held``)."""
     naturals = frozenset(c for c in cards if is_natural(c))
     wilds = tuple(sorted_cards(c for c in cards if not is_natural(c)))
-    k, kingdom = best_kingdom_sets(naturals, wilds)
-    s, straights = best_straights(naturals, wilds)
-    j, joker = best_joker_sets(naturals, wilds)
+    k, kingdom = best_kingdom_sets(naturals, wilds, any_card)
+    s, straights = best_straights(naturals, wilds, any_card)
+    j, joker = best_joker_sets(naturals, wilds, any_card)
     return {"kingdom": kingdom, "straights": straights, "joker": joker,
             "points": {"kingdom": k, "straights": s, "joker": j}, "total": k + s + j}

@@ -15,7 +15,8 @@ def _field(field) -> str:
 
 def render(view: dict, names: list[str]) -> str:
     lines = [f"King's Keys, hand {view['hand_number']}"
-             + (" (wild cards)" if view["wild_cards"] else "")
+             + (" (wild cards" + (", each for a card not held" if view.get("wild_stands_for")
+                                  == "not-held" else "") + ")" if view["wild_cards"] else "")
              + f", dealer {names[view['dealer']]}"]
     if view["result"]:
         r = view["result"]
