@@ -131,7 +131,7 @@ def play_through(driver, g: Game, tabs: dict, plan, most: int, shoot: str | None
         driver.switch_to.window(tabs[seat])
         kit.wait(driver, lambda d: panel_version(d) == version)  # noqa: B023 - waited for at once
         text, keys = plan(move_texts(driver), seat, len(made))
-        if shoot and len(made) >= 2 and keys and os.environ.get("REFEREE_SCREENSHOTS"):
+        if shoot and len(keys) >= 2 and os.environ.get("REFEREE_SCREENSHOTS"):
             screenshot(driver, shoot, text, keys)
             shoot = None
         play(driver, g, text, keys, s["version"])
@@ -140,10 +140,11 @@ def play_through(driver, g: Game, tabs: dict, plan, most: int, shoot: str | None
 
 
 def screenshot(driver, game: str, text: str, keys) -> None:
-    """The seat's page with the move half built: its first key picked on the picture."""
+    """The seat's page with a move half built: its first key picked on the picture."""
     driver.set_window_size(900, 1500)
     try:
         handle(driver, keys[0]).click()
+        driver.execute_script("window.scrollTo(0, 0)")
         out = repo_root() / "docs" / "screenshots"
         out.mkdir(parents=True, exist_ok=True)
         driver.save_screenshot(str(out / f"play-{game}.png"))

@@ -111,6 +111,36 @@ def test_a_lost_answer_is_sent_again_and_played_once(site, browser, wire):
     close(browser)
 
 
+@pytest.mark.parametrize("game,players,options", [
+    ("king-of-danger", 2, {"seed": 5}), ("castle-danger", 2, {"variant": "hidden-danger"}),
+    ("king-of-the-castle", 3, {}), ("kings-keys", 3, {"wild_cards": True, "seed": 2}),
+])
+def test_the_list_names_every_legal_move_by_its_notation(site, browser, game, players, options):
+    """What clients may rely on: every move of /legal, in its order, is a visible
+    button whose accessible name holds the move's text; the confirm control is
+    named Play; refusals have a role=alert element; the seat's view is drawn."""
+    url, client, _ = site
+    g = Game(client, game, players, options)
+    seat = g.summary()["to_act"][0]
+    open_tab(browser, f"{url}/games/{g.id}#token={g.tokens[seat]}")
+    legal = g.get("/legal", seat).json
+    kit.wait(browser, lambda d: panel_version(d) == legal["version"])
+    buttons = browser.find_elements("css selector", "#moves button")
+    assert len(buttons) == len(legal["text"])
+    for b, text in zip(buttons, legal["text"], strict=True):
+        assert b.is_displayed() and b.tag_name == "button"
+        assert b.accessible_name.startswith(text + " "), (b.accessible_name, text)
+    play_button = browser.find_element("id", "play-button")
+    assert play_button.accessible_name == "Play" and play_button.tag_name == "button"
+    assert browser.find_elements("css selector", "#play [role=alert]")
+    hand = g.get("/view", seat).json["view"].get("hand")
+    if hand is not None:  # the seat's own cards on the picture, each a handle
+        shown = browser.execute_script(
+            "return Array.from(document.querySelectorAll('#picture .hand-card')).map(e => e.dataset.pick)")
+        assert sorted(shown) == sorted(f"card:{c}" for c in hand)
+    close(browser)
+
+
 def focused(driver) -> dict:
     return driver.execute_script(
         "var e = document.activeElement, c = e.querySelector && e.querySelector('code');"

@@ -55,7 +55,9 @@
         case "fire": return "fire " + cdPiece(ctx, m.from) + " on " + m.from + " at " + m.at;
         case "build": return "build a wall on " + m.at;
         case "demolish": return "demolish the wall on " + m.at;
-        case "reveal": return "reveal your hidden piece on " + m.at;
+        case "reveal":
+          var own = ctx.view.pieces && ctx.view.pieces[m.at] && ctx.view.pieces[m.at].owner === ctx.seat;
+          return "reveal " + (own ? "your" : "the other side's") + " hidden piece on " + m.at;
         case "end": return "end your turn";
         case "offer-draw": return "offer a draw";
         case "take-back": return "ask to take back your last turn";

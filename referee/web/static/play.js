@@ -73,14 +73,21 @@
       return Promise.all([r[0].status, json(r[0]), view ? 200 : r[1].status, view || json(r[1])]);
     }).then(function (a) {
       if (n !== asked) { return; }  // a later load is on its way
-      if (a[0] !== 200 || a[2] !== 200) {  // the admin's token, or one not accepted any more
+      if (a[0] !== 200 || a[2] !== 200) {  // the admin's token, one not accepted any more, or busy
         panel.hidden = a[0] === 403;
-        if (!panel.hidden) { say("Your moves cannot be shown: " + (a[1].detail || a[0])); }
+        if (!panel.hidden) { say("Your moves cannot be shown: " + (a[1].detail || a[1].title || a[0])); }
+        if (a[0] === 429 || a[0] >= 500 || a[2] === 429 || a[2] >= 500) {
+          setTimeout(function () { if (n === asked) { load(null); } }, 3000);  // ask again, gently
+        }
         return;
       }
       if (a[1].version !== a[3].version && (tries || 0) < 3) { return load(null, (tries || 0) + 1); }
       show(a[1], a[3]);
-    }).catch(function () { if (n === asked) { say("Cannot reach the referee; trying again when the game moves."); } });
+    }).catch(function () {
+      if (n !== asked) { return; }
+      say("Cannot reach the referee; trying again in a moment.");
+      setTimeout(function () { if (n === asked) { load(null); } }, 3000);
+    });
   }
 
   function show(L, V) {
@@ -172,12 +179,18 @@
     });
     return first;
   }
-  function spoken(k) { return k.split(":").slice(1).join(" "); }
-  function named(k) {  // a key as a button's words, where the picture has no element for it
+  function named(k) {  // a key in words: what was picked, and the buttons beside the picture
     var p = k.split(":");
-    if (p[0] === "seat") { return ctx.names[+p[1]] || "seat " + p[1]; }
-    if (p[0] === "discarded") { return p[1] + " from the discard pile"; }
-    return (p[0] === "suit" || p[0] === "level" ? "" : p[0] + " ") + p.slice(1).join(" ");
+    switch (p[0]) {
+      case "seat": return ctx.names[+p[1]] || "seat " + p[1];
+      case "discarded": return p[1] + " from the discard pile";
+      case "supply": return p[2] + " from the supply";
+      case "castle": return "castle " + p[1];
+      case "post": return p[1] === "king" ? "the King" : "the " + p[2] + " of castle " + p[1];
+      case "attr": return "the " + p[2] + " of castle " + p[1];
+      case "card": case "square": case "suit": case "level": return p[1];
+      default: return p[0] + " " + p.slice(1).join(" ");
+    }
   }
 
   function update() {
@@ -196,7 +209,7 @@
       ui.chosen.textContent = "Your move: " + Moves.words(game, legal.moves[chosen], ctx) + " (" +
         legal.text[chosen] + "). Press Play to send it.";
     } else if (prefix.length) {
-      ui.chosen.textContent = "Chosen so far: " + prefix.map(spoken).join(", ") + ". " + cands.length +
+      ui.chosen.textContent = "Chosen so far: " + prefix.map(named).join(", ") + ". " + cands.length +
         " moves go on from there: pick the next on the picture or one below.";
     } else {
       ui.chosen.textContent = legal.moves.length ? "No move chosen yet." : "";
@@ -243,7 +256,7 @@
       if (isNext || isFirst) {
         el.setAttribute("tabindex", "0");
         el.setAttribute("role", "button");
-        el.setAttribute("aria-label", (picked ? "chosen: " : "choose ") + ks.map(spoken).join(", "));
+        el.setAttribute("aria-label", (picked ? "chosen: " : "choose ") + ks.map(named).join(", "));
       } else if (el.hasAttribute("tabindex")) {
         el.removeAttribute("tabindex");
         el.removeAttribute("role");
