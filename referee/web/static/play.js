@@ -38,6 +38,8 @@
   var past = false;        // the picture shows an earlier position
   var asked = 0;           // loads started: only the latest one's answer is used
   var focusAfter = false;  // put focus back into the list once it is drawn again
+  var news = "";           // said with the next position: what was played, a choice cleared
+  var players = [];        // the players' names, from the summary watch.js drew
 
   function say(text) { ui.status.textContent = text; }
   function warn(text) {
@@ -94,16 +96,17 @@
     var moved = legal !== null && L.version !== legal.version;
     if (sending) { return; }  // the answer to our move decides; load again after it
     if (moved && (prefix.length || chosen !== null) && L.version !== playedAt) {
-      say("The game moved on: your choice was cleared. Choose again.");
+      news = "The game moved on: your choice was cleared. Choose again.";
     }
     if (moved || legal === null) { prefix = []; chosen = null; }
     legal = L;
-    ctx = { view: V.view, seat: V.seat, names: (V.view && V.view.players) || ctx.names };
+    ctx = { view: V.view, seat: V.seat, names: players };
     keys = L.moves.map(function (mv) { return Moves.picks(game, mv, ctx); });
     panel.hidden = false;
     panel.dataset.version = L.version;
     drawList();
     tell(V);
+    if (news) { say(news + " " + ui.status.textContent); news = ""; }
     update();
     if (focusAfter) {
       focusAfter = false;
@@ -367,6 +370,7 @@
   function played(answer) {
     sending = false;
     say("Played: " + pending.words + ".");
+    news = "Played: " + pending.words + ".";
     pending = null;
     playedAt = answer.version;
     prefix = []; chosen = null;
@@ -406,6 +410,7 @@
   root.addEventListener("referee:drawn", function (e) {
     var d = e.detail;
     past = d.at !== null;
+    players = names(d.summary.players);
     if (typeof d.view.seat !== "number") {  // the organiser's or a spectator's token: nothing to play
       panel.hidden = true;
       return;
