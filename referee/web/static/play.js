@@ -248,6 +248,10 @@
     var next = live ? nextKeys() : {};
     var first = live ? firstKeys() : {};
     var els = handles();
+    var svg = ui.picture.querySelector("svg");
+    // An image's parts are hidden from assistive technology; a picture with
+    // buttons in it is a group (still named by its title and description).
+    if (svg) { svg.setAttribute("role", live && els.length ? "group" : "img"); }
     for (var i = 0; i < els.length; i++) {
       var el = els[i], ks = keysOf(el);
       var isNext = ks.some(function (k) { return next[k]; });
