@@ -75,12 +75,11 @@ def serve(tmp_path_factory, places: int = 64, poll: float | None = None):
 
     from referee import follow
     from referee.api import create_app
-    from referee.queue import InlineQueue
-    from referee.service import GameService
-    from referee.store import open_store
+    from referee.config import Config
 
     db = tmp_path_factory.mktemp("site") / "games.db"
-    app = create_app(GameService(open_store(f"sqlite:///{db}"), InlineQueue()))
+    # the referee as `referee serve` builds it: referee jobs run in this process
+    app = create_app(config=Config(store=f"sqlite:///{db}", queue="inline"))
     # Pages left behind keep their long poll held (up to 25 s) on the server:
     # room for them all, so each new page's poll is really held.
     app.extensions["referee-waiters"] = follow.Waiters(places=places, poll=poll or follow.POLL)

@@ -28,7 +28,7 @@ from referee.events import Event
 from referee.games import engine as engine_by_name
 from referee.games.base import RefereeError
 from referee.service import Caller, NoSuchGame
-from referee.web import cors, csp, pictures
+from referee.web import cors, pictures
 
 pictures_blp = Blueprint("watching", __name__, url_prefix="/v1",
                          description="Pictures and the log in words, for watching a game")
@@ -160,4 +160,6 @@ def install(app, api) -> None:
     api.register_blueprint(pictures_blp)
     app.register_blueprint(pages)
     cors.install(app)
+    from referee.web import csp
+
     csp.install(app)  # the pages' Content-Security-Policy; /docs without inline script
