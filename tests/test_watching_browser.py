@@ -1,7 +1,8 @@
 """The watching pages in a real browser: the system's headless Chromium via Selenium.
 
-Skipped (with the reason) only when no Chromium or chromedriver is installed.
-Set REFEREE_SCREENSHOTS=1 to write each game's page to docs/screenshots/.
+Skipped (with the reason) only when no Chromium or chromedriver is installed, and
+then failed instead under CI (tests/browser.py). Set REFEREE_SCREENSHOTS=1 to
+write each game's page to docs/screenshots/.
 """
 
 from __future__ import annotations
@@ -9,19 +10,12 @@ from __future__ import annotations
 import os
 import random
 import re
-import shutil
-import threading
 
 import pytest
 
+from tests import browser as kit
 from tests.conftest import repo_root
 from tests.helpers import Game
-
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-DRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
-pytestmark = pytest.mark.skipif(
-    not (os.path.exists(CHROMIUM) and os.path.exists(DRIVER)),
-    reason="no headless Chromium here (install the chromium and chromium-driver packages)")
 
 GAMES = [("castle-danger", 2, {"variant": "hidden-danger"}), ("king-of-danger", 3, {}),
          ("king-of-the-castle", 3, {}), ("kings-keys", 3, {})]
@@ -30,49 +24,16 @@ GAMES = [("castle-danger", 2, {"variant": "hidden-danger"}), ("king-of-danger", 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory):
     """A real HTTP server (werkzeug, threaded) on a free port, over SQLite."""
-    from werkzeug.serving import make_server
-
-    from referee.api import create_app
-    from referee.queue import InlineQueue
-    from referee.store import open_store
-    from referee.system import assemble
-
-    db = tmp_path_factory.mktemp("watch") / "games.db"
-    app = create_app(assemble(open_store(f"sqlite:///{db}"), InlineQueue()))
-    from referee import follow
-
-    # Pages left behind keep their long poll held (up to 25 s) on the server:
-    # room for them all, so each new page's poll is really held.
-    app.extensions["referee-waiters"] = follow.Waiters(places=64)
-    server = make_server("127.0.0.1", 0, app, threaded=True)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_port}", app.test_client()
-    server.shutdown()
-    thread.join(10)
+    for url, client, _app in kit.serve(tmp_path_factory):
+        yield url, client
 
 
 @pytest.fixture(scope="module")
 def browser(tmp_path_factory):
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    opts = webdriver.ChromeOptions()
-    opts.binary_location = CHROMIUM
-    for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                 "--disable-dev-shm-usage", "--window-size=900,1100",
-                 f"--user-data-dir={tmp_path_factory.mktemp('chromium')}"):
-        opts.add_argument(flag)
-    driver = webdriver.Chrome(service=Service(DRIVER), options=opts)
-    yield driver
-    driver.quit()
+    yield from kit.chromium(tmp_path_factory)
 
 
-def _wait(driver, cond, timeout=15):
-    from selenium.webdriver.support.ui import WebDriverWait
-
-    return WebDriverWait(driver, timeout).until(lambda d: cond(d))
+_wait = kit.wait
 
 
 def _position(driver) -> str:

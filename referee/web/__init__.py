@@ -162,3 +162,6 @@ def install(app, api) -> None:
     api.register_blueprint(pictures_blp)
     app.register_blueprint(pages)
     cors.install(app)
+    from referee.web import csp
+
+    csp.install(app)  # the pages' Content-Security-Policy; /docs without inline script

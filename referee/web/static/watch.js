@@ -33,7 +33,10 @@
   function shown() { return at === null ? version : at; }
   function q() { return at === null ? "" : "?at=" + at; }
 
+  var drawn = null;
   function drawPicture(svgText) {
+    if (svgText === drawn) { return; }  // the same picture again: keep it (and the focus in it)
+    drawn = svgText;
     var doc = new DOMParser().parseFromString(svgText, "image/svg+xml");
     var pic = document.getElementById("picture");
     pic.textContent = "";
@@ -97,6 +100,8 @@
       var url = location.pathname + q() + location.hash;
       history.replaceState(null, "", url);
       markLog();
+      // play.js (a seat's moves) takes it from here: the picture's handles, the legal moves
+      root.dispatchEvent(new CustomEvent("referee:drawn", { detail: { view: r[1], summary: r[2], at: at } }));
     }).catch(function (e) {
       document.getElementById("seen-as").textContent = "could not load: " + e.message;
     });
@@ -121,8 +126,9 @@
     if (e.target.checked) { step(version); } else if (at === null) { at = version; newsFrom = version; drawNews(); }
   };
   document.getElementById("news").onclick = function () { step(version); };
+  root.addEventListener("referee:latest", function () { step(Infinity); });  // after a move of this page's
   document.addEventListener("keydown", function (e) {
-    if (e.target.tagName === "INPUT") { return; }
+    if (e.target.tagName === "INPUT" || (e.target.closest && e.target.closest("#play, #picture"))) { return; }
     var keys = { ArrowLeft: shown() - 1, ArrowRight: shown() + 1, Home: 1, End: version };
     if (e.key in keys) { e.preventDefault(); step(keys[e.key]); }
   });
