@@ -13,12 +13,46 @@ from referee.events import Event
 LOOK_BACK = 12  # events read to find the last move: a move and its consequences
 
 
-def last_move(engine, events: list[Event], names: list[str], redact) -> list[str]:
+class Holders:
+    """Who held each seat at each moment of a game: the names it was created with,
+    then each ``seat-replaced`` event's new name from that event on. A line about
+    an event names the players who held the seats when it happened: a replaced
+    player's moves stay theirs, and the replacement itself names the player who
+    left ("Bob is now played by Dan"). Every teller of events (the view's last
+    move, the log in words, notices, ``referee replay``) asks this one."""
+
+    def __init__(self, names: list[str], replaced: tuple = ()):
+        self.names = list(names)
+        self.replaced = tuple(replaced)  # (seq, seat, new name), in log order
+
+    def before(self, seq: int) -> list[str]:
+        """The names just before event ``seq`` (as that event is told)."""
+        names = list(self.names)
+        for at, seat, name in self.replaced:
+            if at >= seq:
+                break
+            if isinstance(seat, int) and 0 <= seat < len(names) and isinstance(name, str):
+                names[seat] = name
+        return names
+
+    def narrate(self, engine, event: Event) -> str:
+        return engine.narrate(event, self.before(event.seq))
+
+
+def holders(table) -> Holders:
+    """The seats' holders of a game in memory (``referee.table.Table``)."""
+    return Holders(table.state.names, table.replaced)
+
+
+def last_move(engine, events: list[Event], names: Holders | list[str], redact) -> list[str]:
     """Lines for the last seat's move among ``events`` (the log's tail) and what
     followed it; the last event alone if no seat moved there. ``redact(event)``
-    gives the payload as the reader may see it."""
+    gives the payload as the reader may see it; ``names`` says who held the seats
+    when (a plain list: the same names all along)."""
     if not events:
         return []
+    if not isinstance(names, Holders):
+        names = Holders(names)
     start = len(events) - 1
     for i in range(len(events) - 1, -1, -1):
         if isinstance(events[i].actor, int) and not isinstance(events[i].actor, bool):
@@ -31,7 +65,7 @@ def last_move(engine, events: list[Event], names: list[str], redact) -> list[str
     lines = []
     for ev in events[start:]:
         shown = Event(ev.seq, ev.type, ev.actor, ev.at, redact(ev), ev.prev, "", ev.hash)
-        lines.append(f"[{ev.seq}] {engine.narrate(shown, names)}")
+        lines.append(f"[{ev.seq}] {names.narrate(engine, shown)}")
     return lines
 
 

@@ -43,8 +43,9 @@ MAX_VERSION = 2**31 - 1
 # that starts cold applies at most this many events on top of it.
 SNAPSHOT_EVERY = 16
 # What a cached table holds: bumped when Table gains a field a replay would fill
-# in differently from its default (2: the clock's timers, bots and owed moves).
-TABLE_FORMAT = 2
+# in differently from its default (2: the clock's timers, bots and owed moves; 3: the
+# seats' replacements, for naming who held a seat when).
+TABLE_FORMAT = 3
 
 
 # ---- refusals the service itself makes (engines make the rest) ------------------------
@@ -380,7 +381,7 @@ class GameService:
             # (event 1, the game's creation, is never a move: the tail starts after it)
             after = max(1, table.seq - narration.LOOK_BACK)
             tail = self.store.events(game_id, after=after, limit=table.seq - after) if table.seq > 1 else []
-            recent = narration.last_move(table.engine, tail, table.state.names,
+            recent = narration.last_move(table.engine, tail, narration.holders(table),
                                          lambda ev: self._redact(table, ev, caller.viewer)["payload"])
             return {"id": game_id, "version": table.seq, "status": table.status,
                     "to_act": table.to_act(), "seat": caller.seat,

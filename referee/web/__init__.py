@@ -21,6 +21,7 @@ from flask import Response, abort, render_template, request
 from flask_smorest import Blueprint
 from marshmallow import Schema, fields, validate
 
+from referee import narration
 from referee.api import bodies
 from referee.api.openapi import refusals
 from referee.api.routes import AUTH, caller, service
@@ -93,14 +94,15 @@ def log_lines(game_id: str, who, after: int, limit: int) -> dict:
     then described, so a line can say no more than the redacted event does."""
     svc = service()
     answer = svc.events(game_id, who, after, limit)
-    engine = svc.load(game_id).engine
-    who_is = pictures.names(svc.summary(game_id)["players"])
+    with svc._lock(game_id):  # read after the events: it knows every replacement among them
+        table = svc.load(game_id)
+    engine, who_is = table.engine, narration.holders(table)
     lines = []
     for ev in answer["events"]:
         shown = Event(seq=ev["seq"], type=ev["type"], actor=ev["actor"], at=ev["at"],
                       payload=ev["payload"])
         try:
-            text = engine.narrate(shown, who_is)  # with the players' names
+            text = who_is.narrate(engine, shown)  # with the names of the seats' holders then
         except (KeyError, TypeError, ValueError, IndexError):
             # An engine that cannot describe a redacted event still gets a line.
             text = f"{ev['actor']}: {ev['type']}"
