@@ -82,13 +82,49 @@ def _seconds(n: int) -> str:
     return f"{n} seconds"
 
 
+def _and(words: list[str]) -> str:
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
+
+
+SQUIRES = {"random": "squires at random", "choose": "squires chosen", "letters": "squires by letter"}
+# What the first line says of each game's options (the others go unsaid).
+SETTINGS = {
+    "king-of-danger": lambda o: [f"target {o['target']}"] if "target" in o else [],
+    "castle-danger": lambda o: ([f"{o['edition']} edition"] if o.get("edition") else [])
+    + (["Hidden Danger"] if o.get("variant") == "hidden-danger" else [])
+    + ([f"a draw after {o['turn_limit']} turns each"] if o.get("turn_limit") else []),
+    "king-of-the-castle": lambda o: ([SQUIRES[o["squires"]]] if o.get("squires") in SQUIRES else [])
+    + (["personalities in order"] if o.get("personality_order") == "alphabetical" else []),
+    "kings-keys": lambda o: ["wild cards"] if o.get("wild_cards") else [],
+}
+
+
+def _created(p: dict) -> str:
+    """The game's first event: who plays what ("The game starts: Ann, Bob and Cy
+    at King of Danger (target 31)"), from its (redacted) payload alone."""
+    from referee.games import ENGINES, engine
+
+    title = engine(p["game"]).title if p.get("game") in ENGINES else str(p.get("game"))
+    seats = [s for s in p.get("seats") or [] if isinstance(s, dict)]
+    players = [str(s.get("name")) + (" (a bot)" if s.get("bot") else "") for s in seats]
+    options = p.get("options") if isinstance(p.get("options"), dict) else {}
+    setting = SETTINGS.get(p.get("game"), lambda o: [])(options)
+    clock = options.get("clock")
+    if isinstance(clock, dict) and clock.get("move_seconds"):
+        setting.append(f"{_seconds(clock['move_seconds'])} a move")
+    return (f"The game starts: {_and(players) if players else 'no players'} at {title}"
+            + (f" ({', '.join(setting)})" if setting else ""))
+
+
 def common(event: Event) -> str | None:
-    """Words for the referee's own events every game shares (clock, seats, the
-    end by abort or time, the seed), seats by number; None for any other event,
+    """Words for the referee's own events every game shares (the start, clock,
+    seats, the end by abort or time, the seed), seats by number; None for any other event,
     which its engine describes."""
     if event.actor != "referee" or not isinstance(event.payload, dict):
         return None
     p = event.payload
+    if event.type == "game-created":
+        return _created(p)
     if event.type == "seat-timed-out":
         then = {"remind": "the organiser is told", "autoplay": "the referee moves for them",
                 "forfeit": "they lose the game"}.get(p.get("on_timeout"), "")

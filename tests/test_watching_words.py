@@ -106,3 +106,36 @@ def test_a_notice_names_who_held_the_seat_then(client, service):
     happened = outbox.compose(service, g.id, 0, "turn")["happened"]
     for what, pattern in EXPECTED:
         assert any(re.search(pattern, line) for line in happened), (what, happened)
+
+
+FIRST_LINES = [
+    ("king-of-danger", ["Ann", "Bob", "Cy"], {},
+     "The game starts: Ann, Bob and Cy at King of Danger (target 31)"),
+    ("king-of-danger", ["Ann", {"name": "Robo", "bot": "basic"}], {"target": 20, "clock": {"move_seconds": 86400}},
+     "The game starts: Ann and Robo (a bot) at King of Danger (target 20, 1 day a move)"),
+    ("castle-danger", ["Ann", "Bob"], {"variant": "hidden-danger", "edition": "3rd", "turn_limit": 25},
+     "The game starts: Ann and Bob at Castle Danger (3rd edition, Hidden Danger, a draw after 25 turns each)"),
+    ("king-of-the-castle", ["Ann", "Bob", "Cy"], {"squires": "letters"},
+     "The game starts: Ann, Bob and Cy at King of the Castle (squires by letter)"),
+    ("kings-keys", ["Ann", "Bob", "Cy", "Di"], {"wild_cards": True},
+     "The game starts: Ann, Bob, Cy and Di at King's Keys (wild cards)"),
+]
+
+
+def test_the_first_event_is_told_in_words(client):
+    for game, players, options, line in FIRST_LINES:
+        g = Game(client, game, players, options)
+        first = g.get("/log").json["lines"][0]
+        assert (first["seq"], first["type"], first["text"]) == (1, "game-created", line)
+        assert g.get("/log", 0).json["lines"][0]["text"] == line  # a seat reads the same
+        assert f'<li value="1">{line}</li>' in html.unescape(client.get(f"/games/{g.id}").get_data(as_text=True))
+
+
+def test_the_first_line_keeps_a_given_deck_hidden(client):
+    from referee.games.king_of_danger.cards import DECK
+
+    deck = list(DECK)
+    g = Game(client, "king-of-danger", ["Ann", "Bob", "Cy"], {"deck": deck})
+    for who in (None, 0):
+        line = g.get("/log", who).json["lines"][0]["text"]
+        assert line == "The game starts: Ann, Bob and Cy at King of Danger (target 31)"
