@@ -198,7 +198,7 @@ class GameService:
         record = GameRecord(game_id, game, created.at, list(players), tokens, seed,
                             status=table.status, version=1, salt_key=salt_key,
                             extra=({"contacts": kept} if kept else {}) | ({"spectators": watchers} if watchers else {}))
-        self.store.create(record, created, timer=clockmod.next_timer(table))
+        self.store.create(record, created, timer=clockmod.next_timer(table), to_act=table.to_act())
         self._remember(game_id, table)
         self.queue.enqueue_settle(game_id, table.seq)
         # a game that starts with a seat to act (no deal first) owes its first notices now
@@ -530,7 +530,7 @@ class GameService:
                     self.store.append(game_id, table.seq, events, status=fork.status,
                                       idem=(idem[0], stored) if idem else None,
                                       snapshot=self._snapshot(fork, table.seq), timer=timer_after(table, fork),
-                                      record_text=rec.raw, tally=tally)
+                                      record_text=rec.raw, tally=tally, to_act=fork.to_act())
                 except Conflict as lost:
                     # Another process appended first, or rewrote the record. With
                     # expected_version the client asked for exactly that version: a
@@ -624,7 +624,8 @@ class GameService:
             events, fork = propose(table, utcnow(), rec.salt_secret)
             try:
                 self.store.append(game_id, table.seq, events, status=fork.status,
-                                  snapshot=self._snapshot(fork, table.seq), timer=timer_after(table, fork))
+                                  snapshot=self._snapshot(fork, table.seq), timer=timer_after(table, fork),
+                                  to_act=fork.to_act())
             except Conflict as lost:
                 self.forget(game_id)
                 raise VersionConflict("the game moved on; try again", current_version=lost.current) from None
@@ -649,7 +650,8 @@ class GameService:
                 events, fork = table.propose_step(rec.seed, at=utcnow(), salt_key=rec.salt_secret)
                 try:
                     self.store.append(game_id, table.seq, events, status=fork.status,
-                                      snapshot=self._snapshot(fork, table.seq), timer=timer_after(table, fork))
+                                      snapshot=self._snapshot(fork, table.seq), timer=timer_after(table, fork),
+                                      to_act=fork.to_act())
                 except Conflict:
                     self.forget(game_id)
                     continue

@@ -297,6 +297,10 @@ class GameRow(Schema):
     status = fields.String()
     version = fields.Integer()
     players = fields.List(fields.String())
+    moves = fields.Integer(metadata={"description": "how many moves the seats made (events, less the "
+                                                   "referee's steps and what a move brought with it)"})
+    to_act = fields.List(fields.Integer(), allow_none=True, metadata={
+        "description": "the seats to act; null for a game not moved since 0.3.0"})
 
 
 class Games(Schema):
