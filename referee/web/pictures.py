@@ -53,7 +53,8 @@ def outcome(result, who: list[str], aborted: bool = False) -> dict | None:
         head = f"Game over: {won[0]} wins"
     else:
         head = f"Game over: a draw between {', '.join(won[:-1])} and {won[-1]}"
-    return {"head": head, "reason": named(result.get("reason", ""), who), "winners": winners}
+    return {"head": head, "reason": named(result.get("reason", ""), who), "winners": winners,
+            "mark": "winner" if len(winners) == 1 else "draw"}  # what a winner's box says
 
 
 def banner(result: dict | None, room: float) -> dict | None:
@@ -213,7 +214,7 @@ def scene(summary: dict, view: dict) -> dict:
            "seat": view.get("seat"), "colours": SEAT_COLOURS, "suits": SUIT_COLOURS, "gold": GOLD,
            "result": result, "banner": None, "over": result is not None,
            "winners": set(result["winners"]) if result else set(), "fit": measure.fit,
-           "mark": "winner" if result and len(result["winners"]) == 1 else "draw"}
+           "mark": result["mark"] if result else None}
     if game == "castle-danger":
         out.update(_castle_danger(body, view.get("seat"), out))
     elif game in LAYOUTS:
