@@ -189,3 +189,18 @@ def test_a_game_still_going_has_no_result_box(client):
     assert not [e for e in root.iter(f"{SVG}g") if e.get("class") in ("result", "seat winner")]
     page = client.get(f"/games/{g.id}").get_data(as_text=True)
     assert '<div id="result" class="result" hidden></div>' in page and 'class="winner"' not in page
+
+
+def test_a_trick_of_kings_alone_is_drawn_as_set_aside(client):
+    """Both seats play Kings (seed chosen so both hold one): the trick has no
+    winner and the picture says so."""
+    g = Game(client, "king-of-danger", ["Ann", "Bob"], {"seed": "kings-1"})
+    for _ in range(2):
+        seat = g.summary()["to_act"][0]
+        legal = [m for m in g.legal(seat) if m["type"] == "play"]
+        assert g.post(seat, {"move": [m for m in legal if m["card"].startswith("K")][0]}).status_code == 201
+    assert g.get("/events", "admin", limit=1000).json["events"][-1]["type"] == "trick-set-aside"
+    for who in (None, 0, 1, "admin"):
+        r = g.get("/board.svg", who)
+        assert r.status_code == 200
+        assert "Last trick: set aside, all Kings" in _texts(ET.fromstring(r.data))

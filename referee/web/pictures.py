@@ -101,7 +101,7 @@ def _king_of_danger(view: dict, sc: dict) -> dict:
     players, n = sc["players"], len(sc["players"])
     width = max(760, 40 + n * 176 + (n - 1) * 10)
     bw = (width - 40 - (n - 1) * 10) / n
-    two = "face_up" in view
+    two = "face_up" in view and not sc["over"]  # (an ended game's tables are empty)
     top = _below_banner(sc, width, 50)
     bh = 100 + (98 if two else 0)
     seats = []
@@ -122,7 +122,9 @@ def _king_of_danger(view: dict, sc: dict) -> dict:
     last = None
     if view["tricks"]:
         t = view["tricks"][-1]
-        last = {"head": measure.fit(f"Last trick: {players[t['winner']]} ({t['by']})", width / 2 - 20, 14, True),
+        won = (f"{players[t['winner']]} ({t['by']})" if isinstance(t.get("winner"), int)
+               else "set aside, all Kings")  # a trick of Kings alone has no winner
+        last = {"head": measure.fit(f"Last trick: {won}", width / 2 - 20, 14, True),
                 "cards": [{"card": c, "x": width / 2 + k * 52} for k, (_, c) in enumerate(t["cards"])]}
     rows_y = trick_y + 120
     played = [" ".join(view["played"][k:k + 9]) for k in range(0, len(view["played"]), 9)]
