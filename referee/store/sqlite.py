@@ -111,11 +111,16 @@ class SqliteStore(Store):
             if "timer" not in {r[1] for r in conn.execute("PRAGMA table_info(games)").fetchall()}:
                 conn.execute("ALTER TABLE games ADD COLUMN timer TEXT")
             conn.executescript(TIMERS)
-            conn.execute("BEGIN IMMEDIATE")  # one process adds the columns, the others see them
-            if "moves" not in {r[1] for r in conn.execute("PRAGMA table_info(games)").fetchall()}:
-                for statement in LISTING.split(";")[:-1]:
-                    conn.execute(statement)
-            conn.execute("COMMIT")
+            if "moves" not in self._columns(conn):  # (an open takes no write lock but this once)
+                conn.execute("BEGIN IMMEDIATE")  # one process adds the columns, the others see them
+                if "moves" not in self._columns(conn):
+                    for statement in LISTING.split(";")[:-1]:
+                        conn.execute(statement)
+                conn.execute("COMMIT")
+
+    @staticmethod
+    def _columns(conn) -> set[str]:
+        return {r[1] for r in conn.execute("PRAGMA table_info(games)").fetchall()}
 
     def _connect(self) -> sqlite3.Connection:
         conn = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)

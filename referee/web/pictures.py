@@ -11,10 +11,10 @@ number of players and for names of any length (``measure.fit``).
 from __future__ import annotations
 
 import math
-import re
 
 from flask import render_template
 
+from referee.games.base import _SEAT  # the pattern narrate puts names for
 from referee.games.castle_danger import board as cd_board
 from referee.web import measure
 
@@ -28,7 +28,6 @@ SEAT_COLOURS = ["#2f6fd0", "#c8322f", "#2e8b3a", "#b8860b", "#7b3fb0", "#444", "
 SUIT_COLOURS = {"W": "#8a6d3b", "Z": "#6a3fb0", "C": "#333", "K": "#b8860b", "D": "#c8322f",
                 "R": "#c8322f", "G": "#2e8b3a", "B": "#2f6fd0", "Y": "#c9a400"}
 GOLD = "#b8860b"
-_SEAT = re.compile(r"\b[Ss]eat (\d+)\b")
 
 
 def names(players) -> list[str]:
