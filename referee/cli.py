@@ -261,15 +261,16 @@ def cmd_replay(args) -> int:
     if not events:
         print("the file holds no events", file=sys.stderr)
         return 1
+    from referee.narration import holders
+
     table = Table.from_created(events[0])
     eng = table.engine
     created = events[0].payload
-    names = [s["name"] for s in created["seats"]]
     print(f"{eng.title}: game {created['id']}, "
           + ", ".join(f"seat {s['seat']} {s['name']}" for s in created["seats"]))
     for ev in events[1:]:
         table.apply(ev)
-        print(f"[{ev.seq}] {ev.at}  {eng.narrate(ev, names)}")
+        print(f"[{ev.seq}] {ev.at}  {holders(table).narrate(eng, ev)}")  # who held each seat then
         if args.boards:
             print(eng.render(table.state, ADMIN))
     print()

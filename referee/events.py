@@ -105,6 +105,13 @@ class Event:
     def to_json(self) -> str:
         return self.frozen if self.frozen is not None else canonical(self.to_dict()).decode()
 
+    @property
+    def is_move(self) -> bool:
+        """A seat's move (the first event of it: the one that records the move),
+        not a consequence written with it nor a referee step."""
+        return (isinstance(self.actor, int) and not isinstance(self.actor, bool)
+                and isinstance(self.payload, dict) and "move" in self.payload)
+
     def copy(self) -> Event:
         """A deep copy, from the sealed text when there is one."""
         return Event.from_dict(self.to_dict())

@@ -13,12 +13,46 @@ from referee.events import Event
 LOOK_BACK = 12  # events read to find the last move: a move and its consequences
 
 
-def last_move(engine, events: list[Event], names: list[str], redact) -> list[str]:
+class Holders:
+    """Who held each seat at each moment of a game: the names it was created with,
+    then each ``seat-replaced`` event's new name from that event on. A line about
+    an event names the players who held the seats when it happened: a replaced
+    player's moves stay theirs, and the replacement itself names the player who
+    left ("Bob is now played by Dan"). Every teller of events (the view's last
+    move, the log in words, notices, ``referee replay``) asks this one."""
+
+    def __init__(self, names: list[str], replaced: tuple = ()):
+        self.names = list(names)
+        self.replaced = tuple(replaced)  # (seq, seat, new name), in log order
+
+    def before(self, seq: int) -> list[str]:
+        """The names just before event ``seq`` (as that event is told)."""
+        names = list(self.names)
+        for at, seat, name in self.replaced:
+            if at >= seq:
+                break
+            if isinstance(seat, int) and 0 <= seat < len(names) and isinstance(name, str):
+                names[seat] = name
+        return names
+
+    def narrate(self, engine, event: Event) -> str:
+        return engine.narrate(event, self.before(event.seq))
+
+
+def holders(table) -> Holders:
+    """The seats' holders of a game in memory (``referee.table.Table``)."""
+    return Holders(table.state.names, table.replaced)
+
+
+def last_move(engine, events: list[Event], names: Holders | list[str], redact) -> list[str]:
     """Lines for the last seat's move among ``events`` (the log's tail) and what
     followed it; the last event alone if no seat moved there. ``redact(event)``
-    gives the payload as the reader may see it."""
+    gives the payload as the reader may see it; ``names`` says who held the seats
+    when (a plain list: the same names all along)."""
     if not events:
         return []
+    if not isinstance(names, Holders):
+        names = Holders(names)
     start = len(events) - 1
     for i in range(len(events) - 1, -1, -1):
         if isinstance(events[i].actor, int) and not isinstance(events[i].actor, bool):
@@ -31,7 +65,7 @@ def last_move(engine, events: list[Event], names: list[str], redact) -> list[str
     lines = []
     for ev in events[start:]:
         shown = Event(ev.seq, ev.type, ev.actor, ev.at, redact(ev), ev.prev, "", ev.hash)
-        lines.append(f"[{ev.seq}] {engine.narrate(shown, names)}")
+        lines.append(f"[{ev.seq}] {names.narrate(engine, shown)}")
     return lines
 
 
@@ -48,13 +82,49 @@ def _seconds(n: int) -> str:
     return f"{n} seconds"
 
 
+def _and(words: list[str]) -> str:
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
+
+
+SQUIRES = {"random": "squires at random", "choose": "squires chosen", "letters": "squires by letter"}
+# What the first line says of each game's options (the others go unsaid).
+SETTINGS = {
+    "king-of-danger": lambda o: [f"target {o['target']}"] if "target" in o else [],
+    "castle-danger": lambda o: ([f"{o['edition']} edition"] if o.get("edition") else [])
+    + (["Hidden Danger"] if o.get("variant") == "hidden-danger" else [])
+    + ([f"a draw after {o['turn_limit']} turns each"] if o.get("turn_limit") else []),
+    "king-of-the-castle": lambda o: ([SQUIRES[o["squires"]]] if o.get("squires") in SQUIRES else [])
+    + (["personalities in order"] if o.get("personality_order") == "alphabetical" else []),
+    "kings-keys": lambda o: ["wild cards"] if o.get("wild_cards") else [],
+}
+
+
+def _created(p: dict) -> str:
+    """The game's first event: who plays what ("The game starts: Ann, Bob and Cy
+    at King of Danger (target 31)"), from its (redacted) payload alone."""
+    from referee.games import ENGINES, engine
+
+    title = engine(p["game"]).title if p.get("game") in ENGINES else str(p.get("game"))
+    seats = [s for s in p.get("seats") or [] if isinstance(s, dict)]
+    players = [str(s.get("name")) + (" (a bot)" if s.get("bot") else "") for s in seats]
+    options = p.get("options") if isinstance(p.get("options"), dict) else {}
+    setting = SETTINGS.get(p.get("game"), lambda o: [])(options)
+    clock = options.get("clock")
+    if isinstance(clock, dict) and clock.get("move_seconds"):
+        setting.append(f"{_seconds(clock['move_seconds'])} a move")
+    return (f"The game starts: {_and(players) if players else 'no players'} at {title}"
+            + (f" ({', '.join(setting)})" if setting else ""))
+
+
 def common(event: Event) -> str | None:
-    """Words for the referee's own events every game shares (clock, seats, the
-    end by abort or time, the seed), seats by number; None for any other event,
+    """Words for the referee's own events every game shares (the start, clock,
+    seats, the end by abort or time, the seed), seats by number; None for any other event,
     which its engine describes."""
     if event.actor != "referee" or not isinstance(event.payload, dict):
         return None
     p = event.payload
+    if event.type == "game-created":
+        return _created(p)
     if event.type == "seat-timed-out":
         then = {"remind": "the organiser is told", "autoplay": "the referee moves for them",
                 "forfeit": "they lose the game"}.get(p.get("on_timeout"), "")

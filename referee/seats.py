@@ -86,7 +86,7 @@ def replace(service, game_id: str, caller, seat, body, idempotency_key: str | No
             service.store.append(game_id, table.seq, events, status=fork.status,
                                  idem=(idem[0], {"fingerprint": idem[1], "answer": answer}) if idem else None,
                                  snapshot=service._snapshot(fork, table.seq),
-                                 timer=timer_after(table, fork))
+                                 timer=timer_after(table, fork), to_act=fork.to_act())
         except Conflict as lost:
             service.forget(game_id)
             raise VersionConflict("the game moved on; try again", current_version=lost.current) from None

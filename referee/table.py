@@ -69,6 +69,9 @@ class Table:
     bots: dict = field(default_factory=dict)
     # seat -> "autoplay" | "forfeit": what a timeout left the referee owing it
     owed: dict = field(default_factory=dict)
+    # (seq, seat, new name) of each seat-replaced event: who held a seat when
+    # (referee/narration.py, Holders); a tuple, replaced, never changed in place
+    replaced: tuple = ()
 
     # ---- making and replaying ------------------------------------------------------
 
@@ -193,6 +196,7 @@ class Table:
                 if ev.payload["on_timeout"] in ("autoplay", "forfeit"):
                     self.owed = {**self.owed, seat: ev.payload["on_timeout"]}
             else:  # seat-replaced: a person (or a bot) takes the seat ...
+                self.replaced = (*self.replaced, (ev.seq, seat, ev.payload.get("name")))
                 self.bots = {k: v for k, v in self.bots.items() if k != seat}
                 if ev.payload.get("bot"):
                     self.bots = {**self.bots, seat: ev.payload["bot"]}

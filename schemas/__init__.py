@@ -341,6 +341,11 @@ class GameRow(Schema):
     status = ref("GameStatus", required=True)
     version = fields.Integer(required=True)
     players = fields.List(fields.String(), required=True)
+    moves = fields.Integer(required=True, metadata={
+        "description": "how many moves the seats made (events, less the referee's steps and what a "
+                       "move brought with it)"})
+    to_act = fields.List(fields.Integer(), required=True, allow_none=True, metadata={
+        "description": "the seats to act; null for a game not moved since 0.3.0"})
 
 
 class Games(Schema):

@@ -32,7 +32,7 @@ def test_pages_are_newest_first_complete_and_carry_players(store):
     rows, nxt = store.page(None, 4, None)
     assert [r["id"] for r in rows] == ["g9", "g8", "g7", "g6"] and nxt == "g6"
     assert rows[0] == {"id": "g9", "game": "toy", "created_at": at(9), "status": "active",
-                       "version": 1, "players": ["Ann", "g9"]}
+                       "version": 1, "players": ["Ann", "g9"], "moves": 0, "to_act": None}
     assert [r["id"] for r in all_pages(store)] == [f"g{i}" for i in range(9, -1, -1)]
     rows, nxt = store.page(None, 10, None)
     assert len(rows) == 10 and nxt is None  # an exact fit ends without an empty page
@@ -135,7 +135,8 @@ def test_api_lists_games_by_cursor(client):
             break
     assert sorted(g["id"] for g in got) == sorted(made)
     assert got[0]["players"] == ["Ann", "Bob"] and set(got[0]) == {
-        "id", "game", "created_at", "status", "version", "players"}
+        "id", "game", "created_at", "status", "version", "players", "moves", "to_act"}
+    assert got[0]["moves"] == 0 and got[0]["to_act"] == [0]  # Castle Danger: the first seat moves first
     assert client.get("/v1/games?status=active").get_json()["games"] != []
     assert client.get("/v1/games?status=finished").get_json() == {"games": [], "next": None}
 

@@ -36,6 +36,14 @@ def browser(tmp_path_factory):
 _wait = kit.wait
 
 
+def _screenshot(driver, name: str) -> None:
+    """docs/screenshots/NAME.png, when REFEREE_SCREENSHOTS is set."""
+    if os.environ.get("REFEREE_SCREENSHOTS"):
+        out = repo_root() / "docs" / "screenshots"
+        out.mkdir(parents=True, exist_ok=True)
+        driver.save_screenshot(str(out / f"{name}.png"))
+
+
 def _position(driver) -> str:
     return driver.find_element("id", "position").text
 
@@ -72,10 +80,7 @@ def test_a_game_page_steps_through_positions_and_follows_live(site, browser, gam
     _wait(browser, lambda d: _position(d) == f"2 / {v}")
     browser.find_element("id", "last").click()
     _wait(browser, lambda d: _position(d) == f"{v} / {v}")
-    if os.environ.get("REFEREE_SCREENSHOTS"):
-        out = repo_root() / "docs" / "screenshots"
-        out.mkdir(parents=True, exist_ok=True)
-        browser.save_screenshot(str(out / f"{game}.png"))
+    _screenshot(browser, game)
     # a move made elsewhere shows up by itself
     _play(g, random.Random(8), 1)
     now = g.summary()["version"]  # the move, and any referee step it brought
@@ -238,3 +243,98 @@ def test_a_page_still_follows_when_the_server_holds_no_more_long_polls(site, bro
         _wait(browser, lambda d: _position(d) == f"{now} / {now}", timeout=6)
     finally:
         app.extensions["referee-waiters"] = kept
+
+
+FIT = """
+const out = [];
+for (const seat of document.querySelectorAll('g.seat')) {
+  const frame = seat.querySelector('rect').getBoundingClientRect();
+  for (const el of seat.querySelectorAll('text, rect, circle, path')) {
+    const b = el.getBoundingClientRect();
+    if (b.left < frame.left - 0.5 || b.top < frame.top - 0.5 || b.right > frame.right + 0.5
+        || b.bottom > frame.bottom + 0.5) {
+      out.push(seat.dataset.seat + ': ' + el.tagName + ' ' + (el.textContent || '') + ' '
+               + [b.left - frame.left, b.top - frame.top, b.right - frame.left, b.bottom - frame.top]
+                 .map(Math.round).join(','));
+    }
+  }
+}
+const svg = document.querySelector('svg').getBoundingClientRect();
+for (const el of document.querySelectorAll('text')) {
+  const b = el.getBoundingClientRect();
+  if (b.left < svg.left - 0.5 || b.right > svg.right + 0.5) { out.push('picture: ' + el.textContent); }
+}
+return out;
+"""
+
+
+@pytest.mark.parametrize("game,players,options", [
+    ("king-of-danger", 5, {"target": 8}), ("castle-danger", 2, {"turn_limit": 3}),
+    ("king-of-the-castle", 8, {}), ("kings-keys", 4, {})])
+def test_pictures_fit_their_boxes_as_chromium_draws_them(site, browser, game, players, options):
+    """Each seat box holds everything drawn in it, measured as the browser lays
+    the text out, at the game's largest number of players with long names,
+    while the game runs and once it is over."""
+    from tests.test_pictures import LONG
+
+    url, client = site
+    g = Game(client, game, LONG[:players], {**options, "seed": "fit"})
+    rnd = random.Random(game)
+    for moves in (6, 10000):
+        if moves > 6:
+            g.play_random(rnd)
+        else:
+            _play(g, rnd, moves)
+        for who in (None, 0):
+            path = f"/v1/games/{g.id}/board.svg"
+            if who is None:
+                browser.get(url + path)
+            else:  # a seat's picture needs its token: draw it from the page's own fetch
+                browser.get(f"{url}/games/{g.id}#token={g.tokens[who]}")
+                _wait(browser, lambda d: "seat 0" in d.find_element("id", "seen-as").text)
+            _wait(browser, lambda d: d.find_elements("css selector", "svg g.seat"))
+            assert browser.execute_script(FIT) == [], (moves, who)
+
+
+def test_a_page_following_a_game_to_its_end_shows_the_result_first(site, browser):
+    url, client = site
+    g = Game(client, "king-of-danger", ["Ann", "Bob"], {"seed": "to-the-end", "target": 4})
+    browser.get(f"{url}/games/{g.id}")
+    _wait(browser, lambda d: d.find_elements("css selector", "#picture svg"))
+    assert not browser.find_element("id", "result").is_displayed()
+    g.play_random(random.Random(3))
+    result = g.summary()["result"]
+    winner = ["Ann", "Bob"][result["winners"][0]]
+    _wait(browser, lambda d: d.find_element("id", "result").is_displayed(), timeout=20)
+    box = browser.find_element("id", "result")
+    assert box.find_element("tag name", "strong").text == f"Game over: {winner} wins"
+    assert box.find_element("tag name", "span").text == result["reason"]
+    _wait(browser, lambda d: d.find_elements("css selector", "#picture svg g.seat.winner"))
+    marked = browser.find_elements("css selector", "#players tr.winner td")
+    assert [c.text for c in marked][1:] == [winner, str(result["scores"][result["winners"][0]]), "winner"]
+    # the script writes what the server writes on the page
+    server = client.get(f"/games/{g.id}").get_data(as_text=True)
+    shown = browser.execute_script("return document.getElementById('result').outerHTML")
+    assert shown.replace(' hidden=""', "") in server.replace("&#39;", "'")
+    _screenshot(browser, "finished")
+
+
+def test_two_player_king_of_danger_pages_show_both_tables_and_the_list_names_games(site, browser):
+    url, client = site
+    g = Game(client, "king-of-danger", ["Ann", "Bob"], {"seed": "two-tables"})
+    _play(g, random.Random(5), 5)
+    view = g.get("/view").json["view"]
+    browser.get(f"{url}/games/{g.id}")
+    _wait(browser, lambda d: d.find_elements("css selector", "#picture svg g.seat"))
+    for seat in (0, 1):
+        shown = browser.execute_script(
+            "return Array.from(document.querySelectorAll('#picture g.seat[data-seat=\"' + arguments[0]"
+            " + '\"] .table-card .card text')).map(t => t.textContent)", seat)
+        assert shown == [c for c in view["face_up"][seat] if c]
+    _screenshot(browser, "king-of-danger-two-players")
+    browser.get(url + "/")
+    row = browser.find_element("css selector", f'a[href="/games/{g.id}"]').find_element("xpath", "../..")
+    cells = [c.text for c in row.find_elements("tag name", "td")]
+    assert cells[0].splitlines() == ["King of Danger: Ann, Bob", g.id]
+    assert cells[2:] == ["active", ["Ann", "Bob"][g.summary()["to_act"][0]], "5"]
+    _screenshot(browser, "games")

@@ -252,10 +252,13 @@ def compose(service, game_id: str, seat: int, reason: str, note: str | None = No
     with service._lock(game_id):
         table = service.load(game_id, rec)
         engine = table.engine
+        from referee.narration import holders
+
+        held = holders(table)  # who held each seat when
         for ev in service.events(game_id, who, after=since, limit=1000)["events"]:
             # told from the seat's redacted copy, never from the full event, with names
             try:
-                happened.append(engine.narrate(Event.from_dict(ev), rec.players))
+                happened.append(held.narrate(engine, Event.from_dict(ev)))
             except Exception:  # a description is a courtesy; the view below is the truth
                 happened.append(f"{ev['type']}")
     legal = service.legal(game_id, who)["text"] if seat in view["to_act"] else []

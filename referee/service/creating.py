@@ -76,7 +76,7 @@ class Creating:
         record = GameRecord(game_id, game, created.at, list(players), tokens, seed,
                             status=table.status, version=1, salt_key=salt_key,
                             extra=extra)
-        self.store.create(record, created, timer=clockmod.next_timer(table))
+        self.store.create(record, created, timer=clockmod.next_timer(table), to_act=table.to_act())
         self._remember(game_id, table)
         # published before the deal is queued: followers hear the events in their order
         self.followers.publish(Appended(game_id, (created,), table, record, "created"))

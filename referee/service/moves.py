@@ -96,7 +96,7 @@ class Moves:
                     self.store.append(game_id, table.seq, events, status=fork.status,
                                       idem=(idem[0], stored) if idem else None,
                                       snapshot=self._snapshot(fork, table.seq), timer=timer_after(table, fork),
-                                      record_text=rec.raw, tally=tally)
+                                      record_text=rec.raw, tally=tally, to_act=fork.to_act())
                 except Conflict as lost:
                     # Another process appended first, or rewrote the record. With
                     # expected_version the client asked for exactly that version: a

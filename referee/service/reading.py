@@ -57,7 +57,7 @@ class Reading:
             # (event 1, the game's creation, is never a move: the tail starts after it)
             after = max(1, table.seq - narration.LOOK_BACK)
             tail = self.store.events(game_id, after=after, limit=table.seq - after) if table.seq > 1 else []
-            recent = narration.last_move(table.engine, tail, table.state.names,
+            recent = narration.last_move(table.engine, tail, narration.holders(table),
                                          lambda ev: self._redact(table, ev, caller.viewer)["payload"])
             return {"id": game_id, "version": table.seq, "status": table.status,
                     "to_act": table.to_act(), "seat": caller.seat,

@@ -22,8 +22,9 @@ MAX_VERSION = 2**31 - 1
 SNAPSHOT_EVERY = 16
 # What a cached table holds: bumped when Table gains a field a replay would fill
 # in differently from its default (2: the clock's timers, bots and owed moves;
-# 3: the states' ``revealed``).
-TABLE_FORMAT = 3
+# 3: the states' ``revealed``; 4: the seats' replacements, for naming who held a
+# seat when).
+TABLE_FORMAT = 4
 
 
 def deadlines(table: Table, seat: int | None) -> dict:

@@ -40,7 +40,8 @@ class Steps:
             events, fork = propose(table, utcnow(), rec.salt_secret)
             try:
                 self.store.append(game_id, table.seq, events, status=fork.status,
-                                  snapshot=self._snapshot(fork, table.seq), timer=timer_after(table, fork))
+                                  snapshot=self._snapshot(fork, table.seq), timer=timer_after(table, fork),
+                                  to_act=fork.to_act())
             except Conflict as lost:
                 self.forget(game_id)
                 raise VersionConflict("the game moved on; try again", current_version=lost.current) from None
@@ -64,7 +65,8 @@ class Steps:
                 events, fork = table.propose_step(rec.seed, at=utcnow(), salt_key=rec.salt_secret)
                 try:
                     self.store.append(game_id, table.seq, events, status=fork.status,
-                                      snapshot=self._snapshot(fork, table.seq), timer=timer_after(table, fork))
+                                      snapshot=self._snapshot(fork, table.seq), timer=timer_after(table, fork),
+                                      to_act=fork.to_act())
                 except Conflict:
                     self.forget(game_id)
                     continue

@@ -101,7 +101,10 @@ class Store:
     # Whether the store keeps a cached state beside the log for other processes.
     keeps_snapshots = False
 
-    def create(self, record: GameRecord, first: Event) -> None: ...
+    def create(self, record: GameRecord, first: Event, timer: str | None = None,
+               to_act: list[int] | None = None) -> None:
+        """A new game: its record and first event (``timer`` and ``to_act`` as in
+        ``append``)."""
 
     def record(self, game_id: str) -> GameRecord | None: ...
 
@@ -119,7 +122,7 @@ class Store:
 
     def append(self, game_id: str, expected: int, events: list[Event], *, status: str,
                idem: tuple[str, dict] | None = None, snapshot: Snapshot | None = None,
-               timer=KEEP, record_text: str | None = None, tally=None) -> None:
+               timer=KEEP, record_text: str | None = None, tally=None, to_act=KEEP) -> None:
         """Append if the log's length is ``expected`` (and, given ``record_text``,
         the game's record is still exactly that text); else raise ``Conflict``. With
         ``idem`` (key, answer), record the answer in the same atomic write, raising
@@ -129,7 +132,10 @@ class Store:
         them into the deadline index; KEEP leaves it as it is. ``tally``: a
         request's rate counters (referee/api/limits.py ``Tally``), stepped first in
         the same atomic write, where the store holds them (Redis); over a limit,
-        nothing of the game is written and ``tally.refuse`` raises."""
+        nothing of the game is written and ``tally.refuse`` raises. ``to_act``: the
+        seats to act after these events, for the listing (KEEP: as it was). The
+        listing's count of moves grows by the events that are moves
+        (``Event.is_move``)."""
         ...
 
     # ---- the deadline index (referee/timeouts.py reads it) ---------------------------
@@ -173,7 +179,9 @@ class Store:
         of the page before), at most ``limit``, and the cursor of the next page (None
         on the last). Games created while a client pages come before its cursor, so
         they never shift or repeat a later page. Each row is
-        ``{id, game, created_at, status, version, players}``."""
+        ``{id, game, created_at, status, version, players, moves, to_act}``: how
+        many moves the seats made (kept by the appends, so counting costs nothing
+        here) and the seats to act (None for a game no append has told yet)."""
         ...
 
     def games(self, status: str | None = None, limit: int | None = None) -> list[dict]:

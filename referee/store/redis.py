@@ -48,11 +48,12 @@ return 1
 # (the rate limiter's, referee/api/limits.py: the ones read, then the ones hit).
 # ARGV: expected length, status, answer, snapshot (seq, code, blob), timer, the
 # record's text ('' : not compared), '1' when the same append is sent again (see
-# SENT_AGAIN), how many counters are read and hit, each read one's limit, each hit
-# one's limit and seconds, then the events.
+# SENT_AGAIN), how many counters are read and hit, how many of the events are
+# moves and the seats to act after them ('keep': as they were) for the listing,
+# each read counter's limit, each hit one's limit and seconds, then the events.
 APPEND = """
 local r, h = tonumber(ARGV[10]), tonumber(ARGV[11])
-local a = 12
+local a = 14
 for i = 1, r do
   if tonumber(redis.call('GET', KEYS[4 + i]) or '0') >= tonumber(ARGV[a + i - 1]) then return {3, i} end
 end
@@ -93,7 +94,26 @@ if ARGV[7] == 'none' then redis.call('HDEL', KEYS[2], 'timer')
 elseif ARGV[7] ~= 'keep' then redis.call('HSET', KEYS[2], 'timer', ARGV[7]) end
 if ARGV[3] ~= '' then redis.call('SET', KEYS[3], ARGV[3]) end
 if ARGV[4] ~= '' then redis.call('HSET', KEYS[4], 'seq', ARGV[4], 'code', ARGV[5], 'blob', ARGV[6]) end
+-- a game from before the count has none until the listing counts its log (COUNT_MOVES)
+if ARGV[12] ~= '0' and redis.call('HEXISTS', KEYS[2], 'moves') == 1 then
+  redis.call('HINCRBY', KEYS[2], 'moves', ARGV[12])
+end
+if ARGV[13] ~= 'keep' then redis.call('HSET', KEYS[2], 'to_act', ARGV[13]) end
 return {1, v, was, created}
+"""
+
+# The moves of a game stored before 0.3.0, counted once from its log, atomically
+# with respect to its appends (KEYS: its log and meta).
+COUNT_MOVES = """
+local n = redis.call('HGET', KEYS[2], 'moves')
+if n then return tonumber(n) end
+n = 0
+for _, text in ipairs(redis.call('LRANGE', KEYS[1], 0, -1)) do
+  local e = cjson.decode(text)
+  if type(e.actor) == 'number' and type(e.payload) == 'table' and e.payload.move ~= nil then n = n + 1 end
+end
+redis.call('HSET', KEYS[2], 'moves', n)
+return n
 """
 
 
@@ -105,9 +125,10 @@ SENT_AGAIN = 8  # APPEND's ARGV[9], counted from 0 in the arguments a call passe
 CREATE = """
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
 redis.call('HSET', KEYS[1], 'record', ARGV[1], 'status', ARGV[2], 'version', ARGV[3],
-           'game', ARGV[4], 'created_at', ARGV[5])
+           'game', ARGV[4], 'created_at', ARGV[5], 'moves', 0)
 redis.call('RPUSH', KEYS[2], ARGV[6])
 if ARGV[7] ~= '' then redis.call('HSET', KEYS[1], 'timer', ARGV[7]) end
+if ARGV[8] ~= '' then redis.call('HSET', KEYS[1], 'to_act', ARGV[8]) end
 return 1
 """
 
@@ -195,6 +216,7 @@ class RedisStore(Store):
         self._move = self.r.register_script(MOVE)
         self._index_timer = self.r.register_script(INDEX_TIMER)
         self._set_timer = self.r.register_script(SET_TIMER)
+        self._count_moves = self.r.register_script(COUNT_MOVES)
         self._index_old_games()
 
     def _index_old_games(self) -> None:
@@ -211,10 +233,12 @@ class RedisStore(Store):
         """Put the game in the listing under ``status`` as of ``version``."""
         self._move(keys=LIST_KEYS, args=[f"{created_at}|{game_id}", game_id, version, status])
 
-    def create(self, record: GameRecord, first: Event, timer: str | None = None) -> None:
+    def create(self, record: GameRecord, first: Event, timer: str | None = None,
+               to_act: list[int] | None = None) -> None:
         made = self._create(keys=[_k(record.id, "meta"), _k(record.id, "log")],
                             args=[json.dumps(record.to_dict()), record.status, first.seq, record.game,
-                                  record.created_at, first.to_json(), timer or ""])
+                                  record.created_at, first.to_json(), timer or "",
+                                  "" if to_act is None else json.dumps(to_act)])
         if not made:
             raise ValueError(f"game {record.id} exists already")
         # The listing lives outside the game's hash slot, so it is a second write: a
@@ -260,7 +284,7 @@ class RedisStore(Store):
         return [Event.from_json(b) for b in self.raw_events(game_id, after, limit)]
 
     def append(self, game_id, expected, events, *, status, idem=None, snapshot=None, timer=KEEP,
-               record_text=None, tally=None):
+               record_text=None, tally=None, to_act=KEEP):
         keys = [_k(game_id, "log"), _k(game_id, "meta"),
                 _k(game_id, "answer:" + idem[0]) if idem else _k(game_id, "answer:"),
                 _k(game_id, "snap")]
@@ -270,13 +294,14 @@ class RedisStore(Store):
                 "keep" if timer is KEEP else "none" if timer is None else timer,
                 "" if record_text is None else record_text, ""]
         counting = tally is not None and not tally.done
+        listing = [sum(e.is_move for e in events), "keep" if to_act is KEEP else json.dumps(to_act)]
         if counting:  # the request's rate counters, stepped before anything else
             keys += [key for key, _ in tally.reads] + [key for key, _, _ in tally.hits]
-            args += [len(tally.reads), len(tally.hits), *(amount for _, amount in tally.reads)]
+            args += [len(tally.reads), len(tally.hits), *listing, *(amount for _, amount in tally.reads)]
             for _, amount, seconds in tally.hits:
                 args += [amount, seconds]
         else:
-            args += [0, 0]
+            args += [0, 0, *listing]
         args += [e.to_json() for e in events]
         outcome = self._run_append(keys, args)
         if counting:
@@ -361,7 +386,8 @@ class RedisStore(Store):
         members = members[:limit]
         pipe = self.r.pipeline(transaction=False)
         for m in members:
-            pipe.hmget(_k(m.rpartition("|")[2], "meta"), "game", "created_at", "status", "version", "record")
+            pipe.hmget(_k(m.rpartition("|")[2], "meta"), "game", "created_at", "status", "version", "record",
+                       "moves", "to_act")
         out = []
         for m, meta in zip(members, pipe.execute(), strict=True):
             gid = m.rpartition("|")[2]
@@ -369,13 +395,19 @@ class RedisStore(Store):
                 continue
             row = {"id": gid, "game": meta[0].decode(), "created_at": meta[1].decode(),
                    "status": meta[2].decode(), "version": int(meta[3]),
-                   "players": json.loads(meta[4])["players"]}
+                   "players": json.loads(meta[4])["players"],
+                   "moves": int(meta[5]) if meta[5] is not None else self._counted(gid),
+                   "to_act": None if meta[6] is None else json.loads(meta[6])}
             if status is not None and row["status"] != status:
                 # Left behind by a crash between the game's write and the listing's.
                 self._list(gid, row["created_at"], row["status"], row["version"])
                 continue
             out.append(row)
         return out, (members[-1].rpartition("|")[2] if more else None)
+
+    def _counted(self, game_id: str) -> int:
+        """The moves of a game stored before the count was kept, counted once."""
+        return int(self._count_moves(keys=[_k(game_id, "log"), _k(game_id, "meta")]))
 
     def ping(self) -> bool:
         return bool(self.r.ping())

@@ -56,6 +56,15 @@ DROP INDEX IF EXISTS games_status;
 TIMERS = """
 CREATE INDEX IF NOT EXISTS games_timer ON games (timer) WHERE timer IS NOT NULL;
 """
+# The listing's count of moves and seats to act, written by the appends. Added in
+# 0.3.0 to older files: their games' moves are counted once from their logs; the
+# seats to act are known from a game's next append on.
+LISTING = """
+ALTER TABLE games ADD COLUMN moves INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE games ADD COLUMN to_act TEXT;
+UPDATE games SET moves = (SELECT COUNT(*) FROM events e WHERE e.game_id = games.id
+    AND json_type(e.body, '$.actor') = 'integer' AND json_type(e.body, '$.payload.move') IS NOT NULL);
+"""
 
 
 SYNC_LEVELS = {"full": "FULL", "normal": "NORMAL"}
@@ -102,6 +111,16 @@ class SqliteStore(Store):
             if "timer" not in {r[1] for r in conn.execute("PRAGMA table_info(games)").fetchall()}:
                 conn.execute("ALTER TABLE games ADD COLUMN timer TEXT")
             conn.executescript(TIMERS)
+            if "moves" not in self._columns(conn):  # (an open takes no write lock but this once)
+                conn.execute("BEGIN IMMEDIATE")  # one process adds the columns, the others see them
+                if "moves" not in self._columns(conn):
+                    for statement in LISTING.split(";")[:-1]:
+                        conn.execute(statement)
+                conn.execute("COMMIT")
+
+    @staticmethod
+    def _columns(conn) -> set[str]:
+        return {r[1] for r in conn.execute("PRAGMA table_info(games)").fetchall()}
 
     def _connect(self) -> sqlite3.Connection:
         conn = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
@@ -149,12 +168,13 @@ class SqliteStore(Store):
                 conn.rollback()
                 raise
 
-    def create(self, record: GameRecord, first: Event, timer: str | None = None) -> None:
+    def create(self, record: GameRecord, first: Event, timer: str | None = None,
+               to_act: list[int] | None = None) -> None:
         with self._transaction() as conn:
-            conn.execute("INSERT INTO games (id, game, created_at, record, status, version, timer) "
-                         "VALUES (?, ?, ?, ?, ?, ?, ?)",
+            conn.execute("INSERT INTO games (id, game, created_at, record, status, version, timer, to_act) "
+                         "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                          (record.id, record.game, record.created_at, json.dumps(record.to_dict()),
-                          record.status, first.seq, timer))
+                          record.status, first.seq, timer, None if to_act is None else json.dumps(to_act)))
             conn.execute("INSERT INTO events VALUES (?, ?, ?)", (record.id, first.seq, first.to_json()))
 
     def record(self, game_id: str) -> GameRecord | None:
@@ -183,10 +203,10 @@ class SqliteStore(Store):
         return [Event.from_json(b) for b in self.raw_events(game_id, after, limit)]
 
     def append(self, game_id, expected, events, *, status, idem=None, snapshot=None, timer=KEEP,
-               record_text=None, tally=None):
+               record_text=None, tally=None, to_act=KEEP):
         if tally is not None:  # the rate limiter leaves counting to a Redis store only
             raise ValueError("a SQLite store keeps no rate counters")
-        mine = _Append((game_id, expected, events, status, idem, snapshot, timer, record_text))
+        mine = _Append((game_id, expected, events, status, idem, snapshot, timer, record_text, to_act))
         with self._queue_lock:
             self._waiting.append(mine)
         with self._write_lock:
@@ -223,7 +243,8 @@ class SqliteStore(Store):
                 w.done = True
 
     @staticmethod
-    def _append_one(conn, game_id, expected, events, status, idem, snapshot, timer=KEEP, record_text=None):
+    def _append_one(conn, game_id, expected, events, status, idem, snapshot, timer=KEEP, record_text=None,
+                    to_act=KEEP):
         """One append, checked before anything is written: a request answered
         already, then the compare-and-set (which is the first write). One refused
         by either wrote nothing, so appends committed together need no savepoint
@@ -239,6 +260,13 @@ class SqliteStore(Store):
         if timer is not KEEP:
             sets += ", timer = ?"
             params.append(timer)
+        moves = sum(e.is_move for e in events)
+        if moves:
+            sets += ", moves = moves + ?"
+            params.append(moves)
+        if to_act is not KEEP:
+            sets += ", to_act = ?"
+            params.append(json.dumps(to_act))
         where = "id = ? AND version = ?"
         params += [game_id, expected]
         if record_text is not None:
@@ -282,13 +310,14 @@ class SqliteStore(Store):
                 return [], None
             where.append("(created_at, id) < (?, ?)")
             args += [got[0][0], after]
-        sql = "SELECT id, game, created_at, status, version, record FROM games"
+        sql = "SELECT id, game, created_at, status, version, record, moves, to_act FROM games"
         if where:
             sql += " WHERE " + " AND ".join(where)
         sql += " ORDER BY created_at DESC, id DESC LIMIT ?"
         rows = self._conn().execute(sql, (*args, limit + 1)).fetchall()
         out = [{"id": r[0], "game": r[1], "created_at": r[2], "status": r[3], "version": r[4],
-                "players": json.loads(r[5])["players"]} for r in rows[:limit]]
+                "players": json.loads(r[5])["players"], "moves": r[6],
+                "to_act": None if r[7] is None else json.loads(r[7])} for r in rows[:limit]]
         return out, (out[-1]["id"] if len(rows) > limit else None)
 
     def due_timers(self, now: str, limit: int = 100) -> list[str]:

@@ -21,6 +21,7 @@ from flask import Response, abort, render_template, request
 from flask_smorest import Blueprint
 from marshmallow import Schema, fields, validate
 
+from referee import narration
 from referee.api import bodies
 from referee.api.openapi import TOKEN_OR_NONE, binary, refusals
 from referee.api.routes import caller, service
@@ -95,14 +96,15 @@ def log_lines(game_id: str, who, after: int, limit: int) -> dict:
     then described, so a line can say no more than the redacted event does."""
     svc = service()
     answer = svc.events(game_id, who, after, limit)
-    engine = svc.load(game_id).engine
-    who_is = pictures.names(svc.summary(game_id)["players"])
+    with svc._lock(game_id):  # read after the events: it knows every replacement among them
+        table = svc.load(game_id)
+    engine, who_is = table.engine, narration.holders(table)
     lines = []
     for ev in answer["events"]:
         shown = Event(seq=ev["seq"], type=ev["type"], actor=ev["actor"], at=ev["at"],
                       payload=ev["payload"])
         try:
-            text = engine.narrate(shown, who_is)  # with the players' names
+            text = who_is.narrate(engine, shown)  # with the names of the seats' holders then
         except (KeyError, TypeError, ValueError, IndexError):
             # An engine that cannot describe a redacted event still gets a line.
             text = f"{ev['actor']}: {ev['type']}"
@@ -136,8 +138,28 @@ def index():
         page = service().list_games(status, limit, after)
     except RefereeError:  # a cursor that is not one: start again from the newest
         page = service().list_games(status, limit, None)
-    return render_template("index.html", games=page["games"], next=page["next"], status=status, limit=limit,
-                           statuses=STATUSES, names=pictures.names)
+    return render_template("index.html", games=[_row(g) for g in page["games"]], next=page["next"],
+                           status=status, limit=limit, statuses=STATUSES)
+
+
+def _row(g: dict) -> dict:
+    """A game of the list in words: its title and players, when it started, who
+    is to play (by name) and how many moves were made, all from the store's row;
+    only a game no append has told its seats to act since 0.3.0 asks its summary."""
+    who = pictures.names(g["players"])
+    to_act = g.get("to_act")
+    if to_act is None and g["status"] in ("active", "settling"):
+        try:
+            to_act = service().summary(g["id"])["to_act"]
+        except NoSuchGame:
+            to_act = []
+    turn = ", ".join(who[s] for s in to_act or [] if isinstance(s, int) and 0 <= s < len(who))
+    try:
+        title = engine_by_name(g["game"]).title
+    except RefereeError:
+        title = g["game"]
+    return {**g, "names": who, "title": title, "turn": turn if g["status"] == "active" else "",
+            "started": str(g.get("created_at", ""))[:16].replace("T", " ")}
 
 
 @pages.route("/games/<game_id>")
@@ -153,8 +175,10 @@ def game_page(game_id):
     spectator = Caller(None)  # the page itself is the spectator's; a token stays in the browser
     view = svc.view(game_id, spectator, at)
     lines = log_lines(game_id, spectator, 0, 1000)["lines"]
-    return render_template("game.html", summary=summary, view=view, lines=lines, at=at,
-                           names=pictures.names(summary["players"]), title=engine_by_name(summary["game"]).title)
+    who = pictures.names(summary["players"])
+    result = pictures.outcome(view["result"], who, view["status"] == "aborted")
+    return render_template("game.html", summary=summary, view=view, lines=lines, at=at, names=who,
+                           title=engine_by_name(summary["game"]).title, result=result)
 
 
 def install(app, api) -> None:

@@ -42,25 +42,50 @@
     pic.textContent = "";
     pic.appendChild(document.importNode(doc.documentElement, true));
   }
+  // A finished game's result, as the server writes it on the page and on the
+  // picture (referee/web/pictures.py, outcome): the winners by name, then why.
+  function outcome(result, names, aborted) {
+    if (!result) { return null; }
+    var winners = (result.winners || []).filter(function (s) { return s >= 0 && s < names.length; });
+    var won = winners.map(function (s) { return names[s]; });
+    var head = aborted || !won.length ? "Game over: no winner"
+      : (won.length === 1 ? "Game over: " + won[0] + " wins"
+        : "Game over: a draw between " + won.slice(0, -1).join(", ") + " and " + won[won.length - 1]);
+    var reason = String(result.reason || "").replace(/\b[Ss]eat (\d+)\b/g, function (m, n) {
+      return parseInt(n, 10) < names.length ? names[parseInt(n, 10)] : m;
+    });
+    return { head: head, reason: reason, winners: winners, mark: winners.length === 1 ? "winner" : "draw" };
+  }
   function drawPlayers(summary, view) {
     var body = document.getElementById("players");
     body.textContent = "";
     status = summary.status;
-    document.getElementById("heading").textContent = title + ": " + summary.players.map(function (p, i) {
+    var names = summary.players.map(function (p, i) {
       return typeof p === "string" ? p : (p.name || "seat " + i);
-    }).join(", ");
-    summary.players.forEach(function (p, i) {
+    });
+    document.getElementById("heading").textContent = title + ": " + names.join(", ");
+    var result = outcome(view.result, names, view.status === "aborted");
+    names.forEach(function (name, i) {
       var tr = document.createElement("tr");
-      var name = typeof p === "string" ? p : (p.name || "seat " + i);
+      var won = result && result.winners.indexOf(i) >= 0;
+      if (won) { tr.className = "winner"; }
       var cells = [i, name + (view.seat === i ? " (you)" : ""),
                    summary.scores ? summary.scores[i] : "",
-                   view.to_act.indexOf(i) >= 0 && view.status === "active" ? "to play" : ""];
+                   won ? result.mark : (view.to_act.indexOf(i) >= 0 && view.status === "active" ? "to play" : "")];
       cells.forEach(function (c) { var td = document.createElement("td"); td.textContent = c; tr.appendChild(td); });
       body.appendChild(tr);
     });
-    var st = view.status;
-    if (view.result) { st += ": " + (view.result.reason || JSON.stringify(view.result)); }
-    document.getElementById("status").textContent = st;
+    var box = document.getElementById("result");
+    box.textContent = "";
+    box.hidden = !result;
+    if (result) {
+      var strong = document.createElement("strong");
+      strong.textContent = result.head;
+      var span = document.createElement("span");
+      span.textContent = result.reason;
+      box.appendChild(strong); box.appendChild(document.createTextNode(" ")); box.appendChild(span);
+    }
+    document.getElementById("status").textContent = view.status;
   }
   function markLog() {
     var items = document.querySelectorAll("#log li");
