@@ -99,12 +99,11 @@ SETTINGS = {
 }
 
 
-def _created(p: dict) -> str:
+def _created(p: dict, title: str | None = None) -> str:
     """The game's first event: who plays what ("The game starts: Ann, Bob and Cy
-    at King of Danger (target 31)"), from its (redacted) payload alone."""
-    from referee.games import ENGINES, engine
-
-    title = engine(p["game"]).title if p.get("game") in ENGINES else str(p.get("game"))
+    at King of Danger (target 31)"), from its (redacted) payload and the game's
+    title (its engine's, handed in: this module knows no engine)."""
+    title = title or str(p.get("game"))
     seats = [s for s in p.get("seats") or [] if isinstance(s, dict)]
     players = [str(s.get("name")) + (" (a bot)" if s.get("bot") else "") for s in seats]
     options = p.get("options") if isinstance(p.get("options"), dict) else {}
@@ -116,7 +115,7 @@ def _created(p: dict) -> str:
             + (f" ({', '.join(setting)})" if setting else ""))
 
 
-def common(event: Event) -> str | None:
+def common(event: Event, title: str | None = None) -> str | None:
     """Words for the referee's own events every game shares (the start, clock,
     seats, the end by abort or time, the seed), seats by number; None for any other event,
     which its engine describes."""
@@ -124,7 +123,7 @@ def common(event: Event) -> str | None:
         return None
     p = event.payload
     if event.type == "game-created":
-        return _created(p)
+        return _created(p, title)
     if event.type == "seat-timed-out":
         then = {"remind": "the organiser is told", "autoplay": "the referee moves for them",
                 "forfeit": "they lose the game"}.get(p.get("on_timeout"), "")

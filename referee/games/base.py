@@ -181,7 +181,7 @@ class Engine:
 
         from referee.narration import common
 
-        return _SEAT.sub(name, common(event) or self.describe(event))
+        return _SEAT.sub(name, common(event, self.title) or self.describe(event))
 
     def describe(self, event: Event) -> str:
         """One line saying what an event was, seats by number (see ``narrate``)."""
