@@ -12,40 +12,7 @@ advancing the same league write each step once.
 
 from __future__ import annotations
 
-from referee.events import Event
-from referee.store.base import Conflict  # noqa: F401 - raised by ``append``
-
-
-class LeagueStore:
-    """The interface; sqlite.py and redis.py implement it."""
-
-    def create(self, meta: dict, first: Event) -> None:
-        """A new league with its first event (``ValueError`` if its id exists)."""
-        raise NotImplementedError
-
-    def meta(self, league_id: str) -> dict | None:
-        """The meta with ``status`` and ``version`` (the log's length); None: no such league."""
-        raise NotImplementedError
-
-    def raw_events(self, league_id: str) -> list[str]:
-        """The log exactly as stored, one canonical JSON text per event."""
-        raise NotImplementedError
-
-    def events(self, league_id: str) -> list[Event]:
-        return [Event.from_json(t) for t in self.raw_events(league_id)]
-
-    def append(self, league_id: str, expected: int, events: list[Event], status: str) -> None:
-        """Append if the log's length is ``expected``, else raise ``Conflict``."""
-        raise NotImplementedError
-
-    def page(self, limit: int = 100) -> list[dict]:
-        """The newest leagues first: ``[{id, name, game, format, created_at, status, version}]``."""
-        raise NotImplementedError
-
-    # The point just before a write becomes final: tests make it raise, as a
-    # process killed there would stop.
-    def _commit_point(self, where: str) -> None:
-        pass
+from referee.leagues.keeping.base import PUBLIC, Conflict, LeagueStore  # noqa: F401 - the store's names
 
 
 def open_leagues(store) -> LeagueStore:
@@ -66,5 +33,3 @@ def leagues_of(service) -> LeagueStore:
         found = service._leagues = open_leagues(service.store)
     return found
 
-
-PUBLIC = ("id", "name", "game", "format", "created_at", "status", "version")

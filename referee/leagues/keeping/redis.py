@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 
-from referee.leagues.keeping import PUBLIC, Conflict, LeagueStore
+from referee.leagues.keeping.base import PUBLIC, Conflict, LeagueStore
 
 LIST = "{referee:leagues}:newest"
 

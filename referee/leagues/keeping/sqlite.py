@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from contextlib import contextmanager
 
-from referee.leagues.keeping import PUBLIC, Conflict, LeagueStore
+from referee.leagues.keeping.base import PUBLIC, Conflict, LeagueStore
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS leagues (
