@@ -327,6 +327,7 @@ class AbortRequest(Strict):
 
 class AuditError(Schema):
     seq = fields.Integer(allow_none=True)
+    where = fields.String(metadata={"description": "a league bundle's audit: where it diverges"})
     code = fields.String()
     detail = fields.String()
 
@@ -339,6 +340,9 @@ class AuditReport(Schema):
     seed = fields.String(metadata={"description": "verified, unrevealed or mismatch"})
     result = fields.Dict(allow_none=True)
     status = fields.String()
+    games = fields.Integer(metadata={"description": "a league bundle's audit: the games audited"})
+    standings = fields.List(fields.Dict(), allow_none=True,
+                            metadata={"description": "a league bundle's audit: the standings re-derived"})
 
 
 class Problem(Schema):
