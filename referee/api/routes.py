@@ -242,7 +242,6 @@ def audit(*_):
     the threads that answer moves; when every slot is taken the answer is at once
     503 `audits-busy` with `Retry-After`."""
     from referee import audit_pool
-
     from referee.leagues import audit_league, is_bundle
 
     text = request.get_data(as_text=False)
