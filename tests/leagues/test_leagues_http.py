@@ -1,0 +1,252 @@
+"""Leagues as the referee runs them, over HTTP: whole leagues of bot players played
+out by themselves (rounds paired as games end), their bundles audited over HTTP and
+by `referee audit-league`, withdrawals, the pages, and every refusal."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+
+import pytest
+
+KOD = {"target": 1}
+
+
+def auth(token) -> dict:
+    return {"Authorization": f"Bearer {token}"}
+
+
+def players(client, n: int, bot: str | None = "random") -> list[dict]:
+    out = []
+    for i in range(n):
+        body = {"name": f"P{i}"} | ({"bot": bot} if bot else {})
+        r = client.post("/v1/players", json=body)
+        assert r.status_code == 201, r.json
+        out.append(r.json)
+    return out
+
+
+def create(client, ps, **terms) -> dict:
+    body = {"name": "League", "game": "king-of-danger", "options": KOD, "format": "round-robin",
+            "players": [p["id"] for p in ps]} | terms
+    r = client.post("/v1/leagues", json=body)
+    assert r.status_code == 201, r.json
+    return r.json
+
+
+def played_out(client, league: dict, rounds: int) -> dict:
+    got = client.get(f"/v1/leagues/{league['id']}").json
+    names = {p["player"]: p["name"] for p in got["players"]}
+    assert got["status"] == "finished", got["rounds"]
+    assert len(got["rounds"]) == rounds and all(r["closed"] for r in got["rounds"])
+    for rnd in got["rounds"]:
+        for g in rnd["games"]:
+            game = client.get(f"/v1/games/{g['game']}").json
+            assert game["status"] == "finished" and g["placings"] is not None
+            assert game["players"] == [names[p] for p in g["seats"]]  # seats {"player": ID}
+    return got
+
+
+def audited(client, league_id: str) -> dict:
+    bundle = client.get(f"/v1/leagues/{league_id}/export")
+    assert bundle.status_code == 200 and bundle.mimetype == "application/jsonl"
+    r = client.post("/v1/audit", data=bundle.data, content_type="application/jsonl")
+    assert r.status_code == 200, r.json
+    return r.json
+
+
+def test_a_round_robin_of_four_bots_plays_itself_out_and_audits(client):
+    ps = players(client, 4)
+    league = create(client, ps)
+    assert league["admin_token"] and len(league["rounds"]) >= 1
+    got = played_out(client, league, 3)
+    assert sorted(s["played"] for s in got["standings"]) == [3, 3, 3, 3]
+    assert len(got["crosstable"]) == 4
+    report = audited(client, league["id"])
+    assert report["valid"] and report["seed"] == "verified" and report["games"] == 6
+    assert report["standings"] == got["standings"]
+    listed = client.get("/v1/leagues").json["leagues"]
+    assert [lg["id"] for lg in listed] == [league["id"]] and listed[0]["status"] == "finished"
+
+
+def test_a_swiss_of_nine_over_four_rounds(tmp_path):
+    client = _client(f"sqlite:///{tmp_path}/swiss.db")
+    ps = players(client, 9)
+    league = create(client, ps, format="swiss", rounds=4)
+    got = played_out(client, league, 4)
+    assert all(len(r["byes"]) == 1 for r in got["rounds"])
+    byes = [r["byes"][0] for r in got["rounds"]]
+    assert len(set(byes)) == 4  # nobody has a second bye
+    pairs = [frozenset(g["seats"]) for r in got["rounds"] for g in r["games"]]
+    assert len(pairs) == len(set(pairs)) == 16  # no pair twice
+    assert audited(client, league["id"])["valid"]
+
+
+def test_a_tables_league_of_king_of_the_castle_with_seven(tmp_path):
+    client = _client(f"sqlite:///{tmp_path}/tables.db")
+    ps = players(client, 7)
+    league = create(client, ps, game="king-of-the-castle", options={}, format="tables", rounds=2,
+                    table_size=4)
+    got = played_out(client, league, 2)
+    for rnd in got["rounds"]:
+        assert sorted(len(g["seats"]) for g in rnd["games"]) == [3, 4] and rnd["byes"] == []
+    report = audited(client, league["id"])
+    assert report["valid"], report["first_error"]
+
+
+def _client(url):
+    from referee.api import create_app
+    from referee.store import open_store
+    from referee.system import assemble
+
+    app = create_app(assemble(open_store(url)))
+    app.testing = True
+    return app.test_client()
+
+
+# ---- the audit of a tampered bundle ------------------------------------------------------
+
+def _tampered(text: str, how: str) -> str:
+    lines = text.splitlines()
+    if how == "result":  # a result line's placings swapped
+        for i, line in enumerate(lines):
+            d = json.loads(line)
+            if d["log"] == "league" and d["event"]["type"] == "result-recorded":
+                d["event"]["payload"]["placings"] = d["event"]["payload"]["placings"][::-1]
+                lines[i] = json.dumps(d, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+                break
+    else:  # the logs of two games swapped
+        games = [json.loads(line)["game"] for line in lines if json.loads(line)["log"] == "game"]
+        a, b = list(dict.fromkeys(games))[:2]
+
+        def swap(line):
+            d = json.loads(line)
+            if d["log"] == "game" and d["game"] in (a, b):
+                d["game"] = b if d["game"] == a else a
+            return json.dumps(d, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+        lines = [swap(line) for line in lines]
+    return "\n".join(lines) + "\n"
+
+
+@pytest.mark.parametrize("how", ["result", "games"])
+def test_an_edited_result_or_swapped_games_fail_the_audit(client, tmp_path, how):
+    league = create(client, players(client, 4))
+    bundle = client.get(f"/v1/leagues/{league['id']}/export").text
+    bad = _tampered(bundle, how)
+    assert bad != bundle
+    r = client.post("/v1/audit", data=bad.encode(), content_type="application/jsonl")
+    assert r.status_code == 200 and r.json["valid"] is False and r.json["first_error"]["where"]
+    for text, code in ((bundle, 0), (bad, 1)):
+        path = tmp_path / f"bundle-{code}.jsonl"
+        path.write_text(text)
+        done = subprocess.run([sys.executable, "-m", "referee.cli", "audit-league", str(path)],
+                              capture_output=True, text=True, timeout=120)
+        assert done.returncode == code, done.stderr
+        if code:
+            assert "first divergence: " + r.json["first_error"]["where"] in done.stderr
+
+
+# ---- withdrawals ------------------------------------------------------------------------
+
+def test_a_withdrawal_forfeits_the_running_game_and_the_player_is_paired_no_more(client):
+    humans = players(client, 4, bot=None)
+    league = create(client, humans, format="swiss", rounds=2)
+    lid = league["id"]
+    leaver, other = humans[0], humans[1]
+    r = client.post(f"/v1/leagues/{lid}/players/{leaver['id']}/withdraw", headers=auth(other["token"]))
+    assert r.status_code == 403 and r.json["code"] == "forbidden"
+    r = client.post(f"/v1/leagues/{lid}/players/{leaver['id']}/withdraw")
+    assert r.status_code == 401
+    assert client.get(f"/v1/leagues/{lid}").json["version"] == league["version"]  # nothing written
+    r = client.post(f"/v1/leagues/{lid}/players/{leaver['id']}/withdraw", headers=auth(leaver["token"]))
+    assert r.status_code == 200, r.json
+    rnd = r.json["rounds"][0]
+    mine = next(g for g in rnd["games"] if leaver["id"] in g["seats"])
+    assert client.get(f"/v1/games/{mine['game']}").json["status"] == "aborted"
+    assert mine["placings"][mine["seats"].index(leaver["id"])] == 2  # lost by forfeit
+    r = client.post(f"/v1/leagues/{lid}/players/{leaver['id']}/withdraw",
+                    headers=auth(league["admin_token"]))
+    assert r.status_code == 409 and r.json["code"] == "league-conflict"
+    # the other game of round 1 played out by its two players: round 2 pairs the three left
+    rest = next(g for g in rnd["games"] if g is not mine)
+    tokens = {p["id"]: p["token"] for p in humans}
+    _play_out(client, rest["game"], [tokens[p] for p in rest["seats"]])
+    got = client.get(f"/v1/leagues/{lid}").json
+    assert len(got["rounds"]) == 2
+    assert leaver["id"] not in [p for g in got["rounds"][1]["games"] for p in g["seats"]]
+    assert leaver["id"] not in got["rounds"][1]["byes"]
+
+
+def _play_out(client, gid: str, tokens: list) -> None:
+    for _ in range(500):
+        game = client.get(f"/v1/games/{gid}").json
+        if game["status"] in ("finished", "aborted"):
+            return
+        token = tokens[game["to_act"][0]]
+        legal = client.get(f"/v1/games/{gid}/legal", headers=auth(token)).json["moves"]
+        client.post(f"/v1/games/{gid}/moves", json={"move": legal[0]}, headers=auth(token))
+    raise AssertionError("the game did not end")
+
+
+# ---- refusals ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("change, field", [
+    ({"game": "chess"}, "game"),
+    ({"format": "ladder"}, "format"),
+    ({"game": "castle-danger", "options": {}, "format": "tables"}, "format"),  # for two only
+    ({"players": ["nobody"]}, "players[0]"),
+    ({"players": "dup"}, "players[1]"),
+    ({"players": "one"}, "players"),
+    ({"rounds": 3}, "rounds"),  # a round-robin's rounds follow from its players
+    ({"name": ""}, "name"),
+])
+def test_bad_terms_are_refused_by_field_and_create_nothing(client, change, field):
+    ps = players(client, 3)
+    body = {"name": "L", "game": "king-of-danger", "options": KOD, "format": "round-robin",
+            "players": [p["id"] for p in ps]}
+    if change.get("players") == "dup":
+        change = {"players": [ps[0]["id"], ps[0]["id"], ps[1]["id"]]}
+    elif change.get("players") == "one":
+        change = {"players": [ps[0]["id"]]}
+    r = client.post("/v1/leagues", json=body | change)
+    assert r.status_code == 400, r.json
+    assert r.mimetype == "application/problem+json" and r.json["field"] == field, r.json
+    assert client.get("/v1/leagues").json["leagues"] == []
+    assert client.get("/v1/games").json["games"] == []
+
+
+def test_unknown_league_is_404(client):
+    for path in ("/v1/leagues/nope", "/v1/leagues/nope/export", "/leagues/nope"):
+        assert client.get(path).status_code == 404
+    r = client.post("/v1/leagues/nope/players/x/withdraw", headers=auth("x"))
+    assert r.status_code == 404 and r.json["code"] == "no-such-league"
+
+
+# ---- pages ------------------------------------------------------------------------------
+
+def test_the_league_page_under_a_strict_policy(client):
+    from referee.players.results import rate_game
+    from referee.players.store import players_of
+
+    league = create(client, players(client, 4))
+    service = client.application.extensions["referee"]
+    for rnd in client.get(f"/v1/leagues/{league['id']}").json["rounds"]:
+        for g in rnd["games"]:  # as the rating job does once a game ends
+            rate_game(service.store, players_of(service), g["game"])
+    page = client.get(f"/leagues/{league['id']}")
+    assert page.status_code == 200
+    html = page.text
+    assert "default-src 'none'" in page.headers["Content-Security-Policy"]
+    assert "<script" not in html and not re.search(r"\sstyle=|\son[a-z]+=", html)
+    got = client.get(f"/v1/leagues/{league['id']}").json
+    for rnd in got["rounds"]:
+        for g in rnd["games"]:
+            assert f'href="/games/{g["game"]}"' in html
+    assert "Crosstable" in html and f"/leagues/{league['id']}/ratings.svg" in html
+    svg = client.get(f"/leagues/{league['id']}/ratings.svg")
+    assert svg.status_code == 200 and svg.mimetype == "image/svg+xml"
+    assert svg.text.count("<polyline") == 4 and "<script" not in svg.text
+    assert f'/leagues/{league["id"]}"' in client.get("/").text
