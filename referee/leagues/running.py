@@ -17,6 +17,7 @@ one twice is a no-op).
 
 from __future__ import annotations
 
+import logging
 import secrets
 import threading
 
@@ -26,11 +27,14 @@ from referee.events import utcnow
 from referee.games.base import ADMIN
 from referee.leagues import league as lg
 from referee.leagues import setup
+from referee.leagues import state as st
 from referee.leagues.keeping import Conflict, leagues_of
 from referee.leagues.league import League, LeagueConflict
+from referee.mail import outbox
 from referee.players.store import player_of_token, players_of
 from referee.queue import JobKind
 
+log = logging.getLogger("referee.leagues")
 OVER = ("finished", "aborted")
 MARK = "league"  # the key of a league game's private record that names its league
 
@@ -111,6 +115,9 @@ def advance(service, league_id: str, game_id: str | None = None) -> dict:
             except Conflict:
                 continue
             done["recorded" if events[0].type == "result-recorded" else "steps"] += 1
+            if events[0].type in (st.CLOSED, st.FINISHED):
+                league.apply(events)
+                _tell(service, meta, league, events[0].type == st.FINISHED)
             game_id = None if events[0].type == "result-recorded" else game_id
             continue
         if league_id in busy:  # in-process jobs: the call creating games goes on from here
@@ -185,6 +192,33 @@ def follow(service):
             service.queue.enqueue(RESULT.name, appended.game_id)
 
     return leagues
+
+
+def _tell(service, meta: dict, league: League, final: bool) -> None:
+    """The standings after a round (or the final table) to every player with contacts,
+    as a notice of their latest league game (the outbox's ``game-over`` with a note);
+    their new games' notices are the games' own (their seats take the players'
+    contacts). Named by the round, so telling twice queues nothing twice."""
+    from referee.leagues.scoring import standings
+
+    state = league.state
+    line = ", ".join(f"{r['rank']}. {r['name']} {r['points']:g}" for r in standings(state))
+    what = "Final table" if final else f"Standings after round {len(state.rounds)}"
+    note = f"{meta['name']}: {what}: {line} (/leagues/{meta['id']})"
+    latest = {}
+    for rnd in state.rounds:
+        for t in rnd.tables:
+            for seat, p in enumerate(t["seats"]):
+                latest[p] = (t["game"], seat)
+    for game_id, seat in latest.values():
+        rec = service.store.record(game_id)
+        if rec is None or not rec.extra.get("contacts", {}).get(str(seat)):
+            continue
+        try:
+            outbox.queue_notice(service, game_id, seat, "game-over", note=note,
+                                tag=f"league-{'final' if final else len(state.rounds)}")
+        except Exception:  # a notice is a courtesy; the league's log is the truth
+            log.exception("league %s: the standings notice for game %s failed", meta["id"], game_id)
 
 
 # ---- a withdrawal ----------------------------------------------------------------------

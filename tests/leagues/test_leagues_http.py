@@ -250,3 +250,34 @@ def test_the_league_page_under_a_strict_policy(client):
     assert svg.status_code == 200 and svg.mimetype == "image/svg+xml"
     assert svg.text.count("<polyline") == 4 and "<script" not in svg.text
     assert f'/leagues/{league["id"]}"' in client.get("/").text
+
+
+# ---- notices ----------------------------------------------------------------------------
+
+def test_players_with_contacts_hear_the_standings_after_each_round_and_the_final_table(client):
+    from referee.mail import outbox
+
+    ann = client.post("/v1/players", json={"name": "Ann", "webhook": "https://hooks.example/ann"}).json
+    bots = players(client, 2)
+    league = create(client, [ann] + bots)
+    lid = league["id"]
+    service = client.application.extensions["referee"]
+    for _ in range(5):
+        got = client.get(f"/v1/leagues/{lid}").json
+        for rnd in got["rounds"]:
+            for g in rnd["games"]:
+                if ann["id"] in g["seats"] and g["placings"] is None:
+                    _play_out(client, g["game"], [ann["token"] if p == ann["id"] else None for p in g["seats"]])
+    got = client.get(f"/v1/leagues/{lid}").json
+    assert got["status"] == "finished" and len(got["rounds"]) == 3
+    mine = [g["game"] for r in got["rounds"] for g in r["games"] if ann["id"] in g["seats"]]
+    notes = [n["body"]["note"] for gid in mine for n in outbox.outbox_of(service).of_game(gid)
+             if n["body"].get("note")]
+    # from the first round she played in (a notice rides on a game of hers; round 1 may be her bye)
+    first = next(r["round"] for r in got["rounds"] if ann["id"] not in r["byes"])
+    assert [n.split(": ")[1] for n in notes] == [f"Standings after round {k}" for k in range(first, 4)] \
+        + ["Final table"], notes
+    assert all(f"/leagues/{lid}" in n and "Ann" in n for n in notes)
+    # the bots have no contacts: nothing is queued for their seats
+    assert all(n["seat"] == g["seats"].index(ann["id"]) for r in got["rounds"] for g in r["games"]
+               for n in outbox.outbox_of(service).of_game(g["game"]) if n["body"].get("note"))
