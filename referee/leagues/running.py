@@ -139,7 +139,10 @@ def _owed(service, meta: dict, league: League, game_id: str | None) -> list:
             and any(t["game"] == game_id for t in rnd.tables):
         rec = service.store.record(game_id)
         if rec is not None and rec.status in OVER:
-            return league.propose_result(game_id, service.store.events(game_id), at=utcnow())
+            with service._lock(game_id):  # the service's kept table: the result without a replay
+                result = service.load(game_id, rec).state.result
+            events = service.store.events(game_id)
+            return league.propose_outcome(game_id, result, lg.losers(events), events[-1], at=utcnow())
     step = league.due()
     if step == lg.PAIR or lg.can_start(state):
         return league.propose_pairing(meta["seed"], lambda n, t: game_id_of(meta["id"], n, t),
