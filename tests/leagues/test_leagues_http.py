@@ -281,3 +281,24 @@ def test_players_with_contacts_hear_the_standings_after_each_round_and_the_final
     # the bots have no contacts: nothing is queued for their seats
     assert all(n["seat"] == g["seats"].index(ann["id"]) for r in got["rounds"] for g in r["games"]
                for n in outbox.outbox_of(service).of_game(g["game"]) if n["body"].get("note"))
+
+
+def test_a_game_lost_on_time_is_recorded_and_ends_the_league(client):
+    import datetime as dt
+
+    from referee import timeouts
+    from referee.clock import format_at
+
+    ann, bob = players(client, 2, bot=None)
+    league = create(client, [ann, bob], clock={"move_seconds": 60, "on_timeout": "forfeit"})
+    gid = league["rounds"][0]["games"][0]["game"]
+    game = client.get(f"/v1/games/{gid}").json
+    assert game["options"]["clock"]["move_seconds"] == 60  # the league's clock on its game
+    late = league["rounds"][0]["games"][0]["seats"][game["to_act"][0]]
+    service = client.application.extensions["referee"]
+    timeouts.tick(service, gid, now=format_at(dt.datetime.now(dt.UTC) + dt.timedelta(days=1)))
+    got = client.get(f"/v1/leagues/{league['id']}").json
+    assert got["status"] == "finished", got["rounds"]
+    seats = got["rounds"][0]["games"][0]["seats"]
+    assert got["rounds"][0]["games"][0]["placings"][seats.index(late)] == 2
+    assert [s["player"] for s in got["standings"]][-1] == late
