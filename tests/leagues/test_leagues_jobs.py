@@ -42,12 +42,21 @@ def once_each(service, league_id: str) -> None:
     assert report["valid"], report["first_error"]
 
 
-def test_a_league_played_out_by_two_real_rq_workers(redis_url):
+RQ_LEAGUES = {
+    "swiss": ({"game": "king-of-danger", "options": KOD, "format": "swiss", "rounds": 4}, 9, 4),
+    "round-robin": ({"game": "king-of-danger", "options": KOD, "format": "round-robin"}, 4, 3),
+    "tables": ({"game": "king-of-the-castle", "options": {}, "format": "tables", "rounds": 2,
+                "table_size": 4}, 7, 2),
+}
+
+
+@pytest.mark.parametrize("fmt", sorted(RQ_LEAGUES))
+def test_a_league_played_out_by_two_real_rq_workers(redis_url, fmt):
+    terms, n, rounds = RQ_LEAGUES[fmt]
     service = assemble(open_store(redis_url), RQQueue(redis_url))
-    league = running.create(service, {"name": "RQ", "game": "king-of-danger", "options": KOD,
-                                      "format": "swiss", "rounds": 3, "players": bots(service, 6)})
+    league = running.create(service, {"name": "RQ", **terms, "players": bots(service, n)})
     lid = league["id"]
-    assert leagues_of(service).r is not None  # the Redis league store, keys tagged {l:ID}
+    # the Redis league store: a league's keys under its own hash tag
     assert service.store.r.exists(f"{{l:{lid}}}:log") and service.store.r.exists(f"{{l:{lid}}}:meta")
     procs = [worker(redis_url, redis_url, burst=False) for _ in range(2)]
     try:
@@ -61,7 +70,7 @@ def test_a_league_played_out_by_two_real_rq_workers(redis_url):
         for proc in procs:
             proc.wait(30)
     once_each(service, lid)
-    assert types(service, lid).count("round-paired") == 3
+    assert types(service, lid).count("round-paired") == rounds
 
 
 class Killed(Exception):
