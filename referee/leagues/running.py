@@ -22,7 +22,14 @@ import secrets
 import threading
 
 from referee.caller import Caller, new_token, token_hash
-from referee.errors import Forbidden, GameOver, MalformedMove, NoSuchGame, Unauthenticated
+from referee.errors import (
+    Forbidden,
+    GameOver,
+    MalformedMove,
+    NoSuchGame,
+    Unauthenticated,
+    VersionConflict,
+)
 from referee.events import utcnow
 from referee.games.base import ADMIN
 from referee.leagues import league as lg
@@ -71,7 +78,7 @@ def create(service, args: dict) -> dict:
     ids = args.get("players")
     if not isinstance(ids, list):
         raise MalformedMove("players is a list of player ids", field="players")
-    entries, store = [], players_of(service)
+    entries, bots, store = [], {}, players_of(service)
     for i, pid in enumerate(ids):
         if not isinstance(pid, str) or not pid or len(pid) > 100:
             raise MalformedMove("a player id is text", field=f"players[{i}]")
@@ -81,18 +88,32 @@ def create(service, args: dict) -> dict:
         if found is None:
             raise MalformedMove(f"no player {pid!r}", field=f"players[{i}]")
         entries.append({"player": pid, "name": found["name"]})
+        bots[pid] = found.get("bot")
     terms = {k: args[k] for k in ("name", "game", "options", "format", "rounds", "table_size",
                                   "cycles", "clock", "points") if args.get(k) is not None}
     league_id, seed, admin = new_league_id(), secrets.token_hex(32), new_token()
     league, first = League.create(league_id, seed, at=utcnow(), players=entries, **terms)
     if not lg.can_start(league.state):
         raise MalformedMove(f"too few players for a {terms.get('format')} league", field="players")
+    _games_can_be_made(league, seed, bots)
     meta = {"id": league_id, "name": first.payload["name"], "game": first.payload["game"],
             "format": first.payload["format"], "created_at": first.at,
             "admin_hash": token_hash(admin), "seed": seed, "players": list(ids)}
     leagues_of(service).create(meta, first)
     advance(service, league_id)
     return {**view(service, league_id), "admin_token": admin}
+
+
+def _games_can_be_made(league: League, seed: str, bots: dict) -> None:
+    """Round 1's games as they would be created (the game's own checks of its options
+    for each table's seats, bots' among them), before anything is stored."""
+    from referee.table import Table
+
+    names = league.state.players
+    for seats in league.next_pairing(seed).tables:
+        Table.created_event(league.state.terms["game"], "check", [names[p] for p in seats],
+                            setup.game_options(league.state.terms, len(seats)), seed, False,
+                            bots={i: bots[p] for i, p in enumerate(seats) if bots.get(p)})
 
 
 # ---- the job -------------------------------------------------------------------------
@@ -247,6 +268,8 @@ def withdraw(service, league_id: str, player: str, token: str | None) -> dict:
             break
         except Conflict:
             continue
+    else:
+        raise VersionConflict("the league kept moving on; try again", current_version=league.seq)
     for lost in lg.withdrawal_forfeits(league.state, player):
         rec = service.store.record(lost["game"])
         if rec is not None and rec.status not in OVER:

@@ -218,6 +218,15 @@ def test_bad_terms_are_refused_by_field_and_create_nothing(client, change, field
     assert client.get("/v1/games").json["games"] == []
 
 
+def test_games_the_game_would_refuse_create_no_league(client):
+    """Castle Danger between two bots must end: without a turn limit no game is made,
+    so no league is either."""
+    r = client.post("/v1/leagues", json={"name": "L", "game": "castle-danger", "format": "round-robin",
+                                         "players": [p["id"] for p in players(client, 2)]})
+    assert r.status_code == 400 and r.json["field"] == "options.turn_limit", r.json
+    assert client.get("/v1/leagues").json["leagues"] == [] and client.get("/v1/games").json["games"] == []
+
+
 def test_unknown_league_is_404(client):
     for path in ("/v1/leagues/nope", "/v1/leagues/nope/export", "/leagues/nope"):
         assert client.get(path).status_code == 404
