@@ -240,7 +240,8 @@ def test_the_league_page_under_a_strict_policy(client):
     from referee.players.results import rate_game
     from referee.players.store import players_of
 
-    league = create(client, players(client, 4))
+    odd = client.post("/v1/players", json={"name": "<Ann & \"Co\">", "bot": "random"}).json
+    league = create(client, [odd] + players(client, 3))
     service = client.application.extensions["referee"]
     for rnd in client.get(f"/v1/leagues/{league['id']}").json["rounds"]:
         for g in rnd["games"]:  # as the rating job does once a game ends
@@ -259,6 +260,8 @@ def test_the_league_page_under_a_strict_policy(client):
     assert svg.status_code == 200 and svg.mimetype == "image/svg+xml"
     assert svg.text.count("<polyline") == 4 and "<script" not in svg.text
     assert f'/leagues/{league["id"]}"' in client.get("/").text
+    for text in (html, svg.text):  # a player's name is text, never markup
+        assert "<Ann" not in text and "&lt;Ann &amp;" in text
 
 
 # ---- notices ----------------------------------------------------------------------------
