@@ -198,6 +198,7 @@ def _play_out(client, gid: str, tokens: list) -> None:
     ({"format": "ladder"}, "format"),
     ({"game": "castle-danger", "options": {}, "format": "tables"}, "format"),  # for two only
     ({"players": ["nobody"]}, "players[0]"),
+    ({"players": [None]}, "players[0]"),
     ({"players": "dup"}, "players[1]"),
     ({"players": "one"}, "players"),
     ({"rounds": 3}, "rounds"),  # a round-robin's rounds follow from its players
