@@ -291,6 +291,11 @@ def test_players_with_contacts_hear_the_standings_after_each_round_and_the_final
     assert [n.split(": ")[1] for n in notes] == [f"Standings after round {k}" for k in range(first, 4)] \
         + ["Final table"], notes
     assert all(f"/leagues/{lid}" in n and "Ann" in n for n in notes)
+    # each new game of hers is announced to her by the game's own notices
+    for gid in mine:
+        seat = next(g["seats"] for r in got["rounds"] for g in r["games"] if g["game"] == gid).index(ann["id"])
+        hers = [n for n in outbox.outbox_of(service).of_game(gid) if n["seat"] == seat]
+        assert hers and hers[0]["body"]["game"] == gid and hers[0]["reason"] in ("start", "turn")
     # the bots have no contacts: nothing is queued for their seats
     assert all(n["seat"] == g["seats"].index(ann["id"]) for r in got["rounds"] for g in r["games"]
                for n in outbox.outbox_of(service).of_game(g["game"]) if n["body"].get("note"))
