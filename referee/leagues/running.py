@@ -18,8 +18,10 @@ one twice is a no-op).
 from __future__ import annotations
 
 import logging
+import pickle
 import secrets
 import threading
+from collections import OrderedDict
 
 from referee.caller import Caller, new_token, token_hash
 from referee.errors import (
@@ -43,6 +45,7 @@ from referee.queue import JobKind
 
 log = logging.getLogger("referee.leagues")
 OVER = ("finished", "aborted")
+KEPT = 64  # leagues a process keeps in memory (see load)
 MARK = "league"  # the key of a league game's private record that names its league
 
 
@@ -68,8 +71,36 @@ def _meta(service, league_id: str) -> dict:
 
 
 def load(service, league_id: str) -> tuple[dict, League]:
+    """The league's meta and the league after its log as the store holds it now.
+
+    Each process keeps the latest league it read, pickled (a private copy for every
+    caller, so threads never share one), and reads only the events appended since:
+    a job need not replay the whole log. The copy only saves reading; every write
+    is still a compare-and-set on the stored log."""
     meta = _meta(service, league_id)
-    return meta, League.replay(leagues_of(service).events(league_id))
+    store, kept = leagues_of(service), _kept(service)
+    with kept["lock"]:
+        blob = kept["leagues"].get(league_id)
+    league = pickle.loads(blob) if blob is not None else None
+    if league is None or league.seq > meta["version"]:
+        league = League.replay(store.events(league_id))
+    elif league.seq < meta["version"]:
+        league.apply(store.events(league_id, after=league.seq))
+    else:
+        return meta, league
+    with kept["lock"]:
+        kept["leagues"][league_id] = pickle.dumps(league)
+        kept["leagues"].move_to_end(league_id)
+        while len(kept["leagues"]) > KEPT:
+            kept["leagues"].popitem(last=False)
+    return meta, league
+
+
+def _kept(service) -> dict:
+    found = getattr(service, "_leagues_kept", None)
+    if found is None:
+        found = service._leagues_kept = {"lock": threading.Lock(), "leagues": OrderedDict()}
+    return found
 
 
 def create(service, args: dict) -> dict:

@@ -17,12 +17,13 @@ class LeagueStore:
         """The meta with ``status`` and ``version`` (the log's length); None: no such league."""
         raise NotImplementedError
 
-    def raw_events(self, league_id: str) -> list[str]:
-        """The log exactly as stored, one canonical JSON text per event."""
+    def raw_events(self, league_id: str, after: int = 0) -> list[str]:
+        """The log exactly as stored, one canonical JSON text per event (those after
+        the first ``after``)."""
         raise NotImplementedError
 
-    def events(self, league_id: str) -> list[Event]:
-        return [Event.from_json(t) for t in self.raw_events(league_id)]
+    def events(self, league_id: str, after: int = 0) -> list[Event]:
+        return [Event.from_json(t) for t in self.raw_events(league_id, after)]
 
     def append(self, league_id: str, expected: int, events: list[Event], status: str) -> None:
         """Append if the log's length is ``expected``, else raise ``Conflict``."""

@@ -52,8 +52,8 @@ class RedisLeagues(LeagueStore):
             return None
         return {**json.loads(got[0]), "status": got[1].decode(), "version": int(got[2])}
 
-    def raw_events(self, league_id):
-        return [b.decode() for b in self.r.lrange(_k(league_id, "log"), 0, -1)]
+    def raw_events(self, league_id, after=0):
+        return [b.decode() for b in self.r.lrange(_k(league_id, "log"), after, -1)]
 
     def append(self, league_id, expected, events, status):
         self._commit_point("league append")

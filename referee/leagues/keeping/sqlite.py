@@ -56,9 +56,9 @@ class SqliteLeagues(LeagueStore):
             return None
         return {**json.loads(rows[0][0]), "status": rows[0][1], "version": rows[0][2]}
 
-    def raw_events(self, league_id):
+    def raw_events(self, league_id, after=0):
         return [r[0] for r in self._read("SELECT body FROM league_events WHERE league_id = ? "
-                                         "ORDER BY seq", (league_id,))]
+                                         "AND seq > ? ORDER BY seq", (league_id, after))]
 
     def append(self, league_id, expected, events, status):
         with self._tx() as conn:
