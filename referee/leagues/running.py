@@ -167,9 +167,13 @@ def advance(service, league_id: str, game_id: str | None = None) -> dict:
             except Conflict:
                 continue
             done["recorded" if events[0].type == "result-recorded" else "steps"] += 1
-            if events[0].type in (st.CLOSED, st.FINISHED):
+            if events[0].type in (st.CLOSED, st.PAIRED, st.FINISHED, st.REVEALED):
+                # told after the close and again after the step that follows it (the
+                # same notices: a no-op), so a crash between the close and its notices
+                # loses none
                 league.apply(events)
-                _tell(service, meta, league, events[0].type == st.FINISHED)
+                if any(rnd.closed for rnd in league.state.rounds):
+                    _tell(service, meta, league, league.state.finished)
             game_id = None if events[0].type == "result-recorded" else game_id
             continue
         if league_id in busy:  # in-process jobs: the call creating games goes on from here
@@ -257,11 +261,12 @@ def _tell(service, meta: dict, league: League, final: bool) -> None:
     from referee.leagues.scoring import standings
 
     state = league.state
+    closed = [rnd for rnd in state.rounds if rnd.closed]
     line = ", ".join(f"{r['rank']}. {r['name']} {r['points']:g}" for r in standings(state))
-    what = "Final table" if final else f"Standings after round {len(state.rounds)}"
+    what = "Final table" if final else f"Standings after round {len(closed)}"
     note = f"{meta['name']}: {what}: {line} (/leagues/{meta['id']})"
     latest = {}
-    for rnd in state.rounds:
+    for rnd in closed:  # the games of closed rounds: over, so their versions stay
         for t in rnd.tables:
             for seat, p in enumerate(t["seats"]):
                 latest[p] = (t["game"], seat)
@@ -271,7 +276,7 @@ def _tell(service, meta: dict, league: League, final: bool) -> None:
             continue
         try:
             outbox.queue_notice(service, game_id, seat, "game-over", note=note,
-                                tag=f"league-{'final' if final else len(state.rounds)}")
+                                tag=f"league-{'final' if final else len(closed)}")
         except Exception:  # a notice is a courtesy; the league's log is the truth
             log.exception("league %s: the standings notice for game %s failed", meta["id"], game_id)
 

@@ -145,3 +145,51 @@ def test_a_conflicting_append_is_read_again_never_written_twice(store_url, step)
                                    "format": "round-robin", "players": bots(service, 4)})["id"]
     assert raced
     once_each(service, lid)
+
+
+class Died(BaseException):
+    """A process killed: nothing catches it."""
+
+
+def test_a_crash_right_after_a_close_loses_no_standings_notice(store_url):
+    from referee.caller import Caller
+    from referee.mail import outbox
+
+    queue = Held()
+    service = assemble(open_store(store_url), queue)
+    ann = accounts.register(service, {"name": "Ann", "webhook": "https://hooks.example/ann"})
+    store = leagues_of(service)
+    original = store.append
+
+    def append(league_id, expected, events, status):
+        original(league_id, expected, events, status)
+        if events[0].type == "round-closed" and not getattr(store, "died", False):
+            store.died = True  # the close is in the log; the process dies before its notices
+            raise Died()
+
+    store.append = append
+    lid = running.create(service, {"name": "Notes", "game": "king-of-danger", "options": KOD,
+                                   "format": "round-robin", "players": [ann["id"]] + bots(service, 3)})["id"]
+    mine = next(g for g in running.view(service, lid)["rounds"][0]["games"] if ann["id"] in g["seats"])
+    for _ in range(500):
+        summary = service.summary(mine["game"])
+        if summary["status"] != "active":
+            break
+        seat = Caller(summary["to_act"][0])
+        service.submit(mine["game"], seat, {"move": service.legal(mine["game"], seat)["moves"][0]})
+    seat = mine["seats"].index(ann["id"])
+
+    def notes():
+        return [n["body"]["note"].split(": ")[1] for n in outbox.outbox_of(service).of_game(mine["game"])
+                if n["seat"] == seat and n["body"].get("note")]
+
+    held = list(dict.fromkeys(queue.held))
+    queue.held.clear()
+    with pytest.raises(Died):
+        for gid in held:
+            running.game_ended(service, gid)
+    assert types(service, lid)[-1] == "round-closed" and notes() == []
+    running.game_ended(service, held[-1])  # the job again: round 2 paired, the notice queued
+    assert notes() == ["Standings after round 1"]
+    running.game_ended(service, held[-1])
+    assert notes() == ["Standings after round 1"]  # once
