@@ -236,6 +236,21 @@ def cmd_audit(args) -> int:
     return 0 if report["valid"] else 1
 
 
+def cmd_audit_league(args) -> int:
+    """A league's bundle: 0 when everything matches, else 1 and the first divergence."""
+    from referee import system
+    from referee.leagues import audit_league
+
+    system.wire()
+    with open(args.file, "rb") as fh:
+        report = audit_league(fh.read())
+    print(json.dumps(report, indent=2, sort_keys=True))
+    err = report["first_error"]
+    if err is not None:
+        print(f"first divergence: {err['where']}: {err['code']}: {err['detail']}", file=sys.stderr)
+    return 0 if report["valid"] else 1
+
+
 def cmd_export(args) -> int:
     from referee.caller import Caller
     from referee.errors import NoSuchGame
@@ -358,6 +373,10 @@ def parser() -> argparse.ArgumentParser:
     sp = sub.add_parser("audit", help="verify an exported log (JSON Lines)")
     sp.add_argument("file", help="the export, or - for standard input")
     sp.set_defaults(fn=cmd_audit)
+
+    sp = sub.add_parser("audit-league", help="verify a league's export (its bundle)")
+    sp.add_argument("file", help="the bundle (GET /v1/leagues/ID/export)")
+    sp.set_defaults(fn=cmd_audit_league)
 
     sp = sub.add_parser("export", help="print a game's whole log as JSON Lines")
     store_opts(sp)

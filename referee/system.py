@@ -12,6 +12,8 @@ wired here, never named by the service:
 * notices: a reaction that queues the outbox's sweep once a game is at rest
   (referee/mail/outbox.py), and its job;
 * clocks: the keeper's ``tick`` job (referee/timeouts.py);
+* leagues (referee/leagues/running.py): a league game's end queues the job that
+  records its result and pairs the next round;
 * players (referee/players): a seat given as ``{"player": ID}`` (an entry
   resolver), and the confirmation messages the background sender retries.
 
@@ -26,6 +28,7 @@ from __future__ import annotations
 
 from referee import bots, entries, table, timeouts
 from referee.config import Config
+from referee.leagues import running as leagues
 from referee.mail import contacts, outbox, sending
 from referee.players import accounts, confirmation
 from referee.queue import InlineQueue, make_queue
@@ -53,8 +56,10 @@ def assemble(store: Store, queue=None, **options) -> GameService:
     queue = queue or InlineQueue()
     queue.register(outbox.NOTICES)
     queue.register(timeouts.TICK)
+    queue.register(leagues.RESULT)
     service = GameService(store, queue, **options)
     service.followers.subscribe("notices", outbox.follow(service))
+    service.followers.subscribe("leagues", leagues.follow(service))
     return service
 
 

@@ -370,6 +370,7 @@ class AuditError(Schema):
     seq = fields.Integer(required=True, allow_none=True, metadata={"description": "null: not one line's"})
     code = fields.String(required=True, metadata={"description": "docs/auditing.md lists every code"})
     detail = fields.String(required=True)
+    where = fields.String(metadata={"description": "a league bundle's audit: the log where it diverges"})
 
 
 class AuditReport(Schema):
@@ -382,6 +383,9 @@ class AuditReport(Schema):
     seed = fields.String(required=True, metadata={"enum": ["verified", "unrevealed", "mismatch"]})
     result = Result()
     status = ref("GameStatus", metadata={"description": "the game's status, when valid"})
+    games = fields.Integer(metadata={"description": "a league bundle's audit: the games audited"})
+    standings = fields.List(fields.Dict(), allow_none=True,
+                            metadata={"description": "a league bundle's audit: the standings re-derived"})
 
 
 class Problem(Schema):

@@ -221,3 +221,22 @@ def test_players_are_recorded_once_on_a_cluster(cluster):
     assert results.check(store, players) == []
     assert players.ratings(ids[0])["king-of-danger"]["games"] == 1
     assert [len(players.history(pid, "king-of-danger")) for pid in ids[:11]] == [1, 2, 3, 3, 3, 3, 3, 3, 3, 2, 1]
+
+
+def test_leagues_are_kept_by_their_tag_and_played_out_on_a_cluster(cluster):
+    """A league's meta and log share the tag {l:ID}, so its append script is atomic on
+    its node; each plays out (jobs inline), is listed and audits."""
+    from referee.leagues import audit_league, running
+    from referee.players import accounts
+
+    svc = assemble(open_store(cluster.url))
+    made = []
+    for k in range(4):
+        ids = [accounts.register(svc, {"name": f"B{k}{i}", "bot": "random"})["id"] for i in range(2)]
+        made.append(running.create(svc, {"name": f"L{k}", "game": "king-of-danger", "options": {"target": 1},
+                                         "format": "round-robin", "players": ids})["id"])
+    for lid in made:
+        assert cluster.node_of(f"{{l:{lid}}}:log") == cluster.node_of(f"{{l:{lid}}}:meta")
+        assert running.view(svc, lid)["status"] == "finished"
+        assert audit_league(running.export(svc, lid))["valid"]
+    assert {row["id"] for row in running.listing(svc)["leagues"]} >= set(made)

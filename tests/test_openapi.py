@@ -200,6 +200,23 @@ def test_the_refusals_a_client_can_cause_are_documented(client, spec):
     assert client.post(f"/v1/games/{g.id}/abort", json={}, headers=g.auth("admin")).status_code == 201
     hit("post", base + "/abort", 409, client.post(f"/v1/games/{g.id}/abort", json={}, headers=g.auth("admin")))
     hit("post", base + "/moves", 409, g.post(seat, {"text": "W1"}))
+    lg, wd = "/v1/leagues/{league_id}", "/v1/leagues/{league_id}/players/{player_id}/withdraw"
+    hit("post", "/v1/leagues", 400, client.post("/v1/leagues", json={"name": "L", "game": "chess",
+                                                                     "format": "swiss", "players": []}))
+    hit("post", "/v1/leagues", 415, client.post("/v1/leagues", data="x", content_type="text/plain"))
+    hit("get", "/v1/leagues", 400, client.get("/v1/leagues", query_string={"limit": 0}))
+    hit("get", lg, 404, client.get("/v1/leagues/nope"))
+    hit("get", lg + "/export", 404, client.get("/v1/leagues/nope/export"))
+    hit("post", wd, 404, client.post("/v1/leagues/nope/players/x/withdraw", headers=bad))
+    pids = [client.post("/v1/players", json={"name": n}).json["id"] for n in ("Ann", "Bob")]
+    league = client.post("/v1/leagues", json={"name": "L", "game": "king-of-danger", "format": "round-robin",
+                                              "players": pids}).json
+    hit("post", wd, 401, client.post(f"/v1/leagues/{league['id']}/players/{pids[0]}/withdraw"))
+    hit("post", wd, 403, client.post(f"/v1/leagues/{league['id']}/players/{pids[0]}/withdraw", headers=bad))
+    admin = {"Authorization": f"Bearer {league['admin_token']}"}
+    hit("post", wd, 404, client.post(f"/v1/leagues/{league['id']}/players/nobody/withdraw", headers=admin))
+    assert client.post(f"/v1/leagues/{league['id']}/players/{pids[0]}/withdraw", headers=admin).status_code == 200
+    hit("post", wd, 409, client.post(f"/v1/leagues/{league['id']}/players/{pids[0]}/withdraw", headers=admin))
     for (method, path), statuses in seen.items():
         assert statuses <= documented(spec, method, path), (method, path, statuses - documented(spec, method, path))
 

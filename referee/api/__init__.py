@@ -71,6 +71,8 @@ def create_app(service=None, config=None) -> Flask:
     web.install(app, api)  # pictures, pages, CORS (referee/web/)
     from referee.players.api import install as install_players  # players (referee/players/)
     install_players(app, api)
+    from referee.leagues.api import install as install_leagues  # leagues (referee/leagues/)
+    install_leagues(app, api)
     openapi.document(api, app)
     problems.install(app)  # after Api: our problem+json handlers replace its JSON ones
     logs.install(app)  # one JSON line per request, and X-Request-ID on every answer

@@ -243,15 +243,17 @@ def replace_seat(args, game_id, seat):
 @refusals(blp, 413, 415, 429, 503, store=False)
 @timed("audit")
 def audit(*_):
-    """Verify an exported log: chain, every move, every referee event, the seed.
+    """Verify an exported log: chain, every move, every referee event, the seed; or a
+    league's export (its bundle: every game, every result, pairing and the standings).
 
     Audits run in a small pool of low-priority processes beside the API, never on
     the threads that answer moves; when every slot is taken the answer is at once
     503 `audits-busy` with `Retry-After`."""
     from referee import audit_pool
+    from referee.leagues import audit_league, is_bundle
 
     text = request.get_data(as_text=False)
-    return audit_pool.shared().audit(text)
+    return audit_pool.shared().audit(text, audit_league if is_bundle(text) else None)
 
 
 @blp.route("/inbound/email", methods=["POST"])

@@ -3,8 +3,11 @@
 A league is an append-only, hash-chained log like a game's (``state``), whose
 pairings (``pairing``) and standings (``scoring``) are functions of its seed and
 its log; ``league.League`` proposes each next event, checked; ``audit`` re-derives
-a whole export (``bundle``). Everything here is pure: no store, no clock, no
-random but the seed's. See docs/leagues.md.
+a whole export (``bundle``). These are pure: no store, no clock, no random but
+the seed's. Above them, the league as the referee runs it: ``keeping`` (its store
+beside the game store), ``running`` (its games, the job a game's end queues,
+withdrawals), ``api`` and ``pages``; this package imports none of those, so the
+audit needs only the core. See docs/leagues.md.
 """
 
 from referee.leagues.audit import audit_league

@@ -229,7 +229,8 @@ class _Checker:
             problems.append("its seats are not the pairing's players in order")
         elif created.get("options") != setup.game_options(state.terms, len(seats)):
             problems.append("its options are not the league's")
-        if any(s.get("bot") for s in logged):
+        # a bot seat only as the seat of the league's player (a bot player, referee/players)
+        if any(s.get("bot") and s.get("player") != seats[i] for i, s in enumerate(logged)):
             problems.append("a seat was a bot's")
         if problems:
             raise Divergence(f"game {game_id} event 1", "not-the-paired-game",

@@ -233,6 +233,13 @@ class League:
         result, lost = outcome(game_events)
         return self._seal([result_draft(self.state, game_id, result, lost, game_events[-1])], at)
 
+    def propose_outcome(self, game_id: str, result: dict | None, lost: list[int], last: Event,
+                        at: str | None = None) -> list[Event]:
+        """``propose_result`` from what a caller already holds: the game's ``result``
+        (from its table), the seats that resigned or ran out of time (``losers``),
+        and its log's last event."""
+        return self._seal([result_draft(self.state, game_id, result, lost, last)], at)
+
     def propose_step(self, seed: str | None = None, at: str | None = None) -> list[Event]:
         draft = step_draft(self.state, seed)
         return [] if draft is None else self._seal([draft], at)

@@ -36,7 +36,9 @@ class Creating:
     """GameService's part that makes new games (see referee/service/__init__.py)."""
 
     def create(self, game: str, players: list, options: dict | None = None, spectators: dict | None = None,
-               rated: bool = True) -> dict:
+               rated: bool = True, game_id: str | None = None, extra_more: dict | None = None) -> dict:
+        # ``game_id`` and ``extra_more`` are for the referee's own callers (a league names
+        # its games and marks them in their private record), never for a client.
         # Players are names or objects {name, email, webhook, bot}: only the names
         # (and which seats are bots) go into the log; what the registered features
         # keep of the rest (contacts, the spectators' webhook) is kept private
@@ -51,6 +53,7 @@ class Creating:
         if not isinstance(rated, bool):
             raise MalformedMove("rated is true or false", field="rated")
         extra, shown, shown_once = entriesmod.keep(entries, {"spectators": spectators})
+        extra = {**extra, **(extra_more or {})}
         if not isinstance(game, str):
             raise MalformedMove("game must be a string", field="game")
         if not isinstance(options or {}, dict):
@@ -60,7 +63,7 @@ class Creating:
         stacked = seed is not None or any(options.get(k) is not None for k in DECK_OPTIONS)
         seed = seed or secrets.token_hex(32)
         salt_key = secrets.token_hex(32)
-        game_id = new_game_id()
+        game_id = game_id or new_game_id()
         created = Table.created_event(game, game_id, players, options, seed, stacked, salt_key=salt_key,
                                       bots=bots, accounts=accounts, rated=rated)
         table = Table.from_created(created)

@@ -138,8 +138,11 @@ def index():
         page = service().list_games(status, limit, after)
     except RefereeError:  # a cursor that is not one: start again from the newest
         page = service().list_games(status, limit, None)
+    from referee.leagues.running import listing as leagues  # the leagues, above the games
+
     return render_template("index.html", games=[_row(g) for g in page["games"]], next=page["next"],
-                           status=status, limit=limit, statuses=STATUSES)
+                           status=status, limit=limit, statuses=STATUSES, names=pictures.names,
+                           leagues=leagues(service(), 20)["leagues"])
 
 
 def _row(g: dict) -> dict:

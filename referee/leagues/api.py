@@ -1,0 +1,76 @@
+"""The league endpoints under /v1 (docs/leagues.md explains them; /openapi.json describes them)."""
+
+from __future__ import annotations
+
+from flask import Response
+from flask_smorest import Blueprint
+
+from referee.api import bodies
+from referee.api.openapi import refusals
+from referee.api.routes import AUTH, bearer, service, timed
+from referee.leagues import running
+from referee.leagues import schemas as s
+
+blp = Blueprint("leagues", __name__, url_prefix="/v1",
+                description="Leagues: rounds of games between registered players, paired by the referee")
+blp.ARGUMENTS_PARSER = bodies.PARSER
+
+
+@blp.route("/leagues", methods=["POST"])
+@blp.arguments(s.LeagueCreate())
+@blp.response(201, s.LeagueCreated)
+@refusals(blp, 400, 413, 415)
+@timed("leagues-create")
+def create(args):
+    """Create a league of registered players; round 1 is paired and its games created at
+    once. Anyone may; the answer holds the league's admin token, shown this once."""
+    return running.create(service(), args)
+
+
+@blp.route("/leagues", methods=["GET"])
+@blp.arguments(s.LeagueListArgs(), location="query")
+@blp.response(200, s.LeagueList)
+@refusals(blp, 400)
+@timed("leagues-list")
+def listing(args):
+    """The leagues, newest first."""
+    return running.listing(service(), args["limit"])
+
+
+@blp.route("/leagues/<league_id>", methods=["GET"])
+@blp.response(200, s.League)
+@refusals(blp, 404)
+@timed("leagues-get")
+def get(league_id):
+    """A league: its standings, its rounds with their games and results, its status."""
+    return running.view(service(), league_id)
+
+
+@blp.route("/leagues/<league_id>/players/<player_id>/withdraw", methods=["POST"])
+@blp.response(200, s.League)
+@blp.doc(security=AUTH)
+@refusals(blp, 401, 403, 404, 409)
+@timed("leagues-withdraw")
+def withdraw(league_id, player_id):
+    """Withdraw a player (the league's admin token or that player's token): their games
+    still running are lost by forfeit, and they are never paired again."""
+    return running.withdraw(service(), league_id, player_id, bearer())
+
+
+@blp.route("/leagues/<league_id>/export", methods=["GET"])
+@blp.doc(responses={"200": {"description": "the league's bundle: its log and the whole log of "
+                                           "every game whose result is recorded (JSON Lines)",
+                            "content": {"application/jsonl": {"schema": {"type": "string"}}}}})
+@refusals(blp, 404)
+@timed("leagues-export")
+def export(league_id):
+    """The league's export, for `POST /v1/audit` or `referee audit-league`."""
+    return Response(running.export(service(), league_id), mimetype="application/jsonl")
+
+
+def install(app, api) -> None:
+    """Register the league endpoints (documented in OpenAPI) and pages."""
+    from referee.leagues import pages
+
+    api.register_blueprint(blp)
+    app.register_blueprint(pages.pages)

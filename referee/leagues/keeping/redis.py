@@ -1,0 +1,71 @@
+"""Leagues in the game store's Redis (the same client: a plain Redis or a Cluster).
+
+Every key of a league carries the hash tag ``{l:ID}``, so a Redis Cluster keeps a
+league's meta and log on one shard and its append script stays atomic there; the
+listing (``{referee:leagues}``, newest first) is a second write, as a game's is.
+"""
+
+from __future__ import annotations
+
+import json
+
+from referee.leagues.keeping.base import PUBLIC, Conflict, LeagueStore
+
+LIST = "{referee:leagues}:newest"
+
+CREATE = """
+if redis.call('HSETNX', KEYS[1], 'meta', ARGV[1]) == 0 then return 0 end
+redis.call('HSET', KEYS[1], 'status', 'running', 'version', 1)
+redis.call('RPUSH', KEYS[2], ARGV[2])
+return 1
+"""
+
+# KEYS: meta, log. ARGV: expected length, status, events...
+APPEND = """
+local n = redis.call('LLEN', KEYS[2])
+if n ~= tonumber(ARGV[1]) then return {0, n} end
+for i = 3, #ARGV do redis.call('RPUSH', KEYS[2], ARGV[i]) end
+redis.call('HSET', KEYS[1], 'status', ARGV[2], 'version', n + #ARGV - 2)
+return {1, n + #ARGV - 2}
+"""
+
+
+def _k(league_id: str, what: str) -> str:
+    return f"{{l:{league_id}}}:{what}"
+
+
+class RedisLeagues(LeagueStore):
+    def __init__(self, r):
+        self.r = r
+        self._create = r.register_script(CREATE)
+        self._append = r.register_script(APPEND)
+
+    def create(self, meta, first):
+        if not self._create(keys=[_k(meta["id"], "meta"), _k(meta["id"], "log")],
+                            args=[json.dumps(meta), first.to_json()]):
+            raise ValueError(f"league {meta['id']} exists already")
+        self.r.zadd(LIST, {f"{meta['created_at']}|{meta['id']}": 0})
+
+    def meta(self, league_id):
+        got = self.r.hmget(_k(league_id, "meta"), "meta", "status", "version")
+        if got[0] is None:
+            return None
+        return {**json.loads(got[0]), "status": got[1].decode(), "version": int(got[2])}
+
+    def raw_events(self, league_id, after=0):
+        return [b.decode() for b in self.r.lrange(_k(league_id, "log"), after, -1)]
+
+    def append(self, league_id, expected, events, status):
+        self._commit_point("league append")
+        code, n = self._append(keys=[_k(league_id, "meta"), _k(league_id, "log")],
+                               args=[expected, status, *(ev.to_json() for ev in events)])
+        if not code:
+            raise Conflict(int(n))
+
+    def page(self, limit=100):
+        out = []
+        for member in self.r.zrevrangebylex(LIST, "+", "-", start=0, num=limit):
+            meta = self.meta(member.decode().rpartition("|")[2])
+            if meta is not None:
+                out.append({k: meta[k] for k in PUBLIC})
+        return out

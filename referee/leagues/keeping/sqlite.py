@@ -1,0 +1,81 @@
+"""Leagues in the game store's own SQLite file (tables of their own), written
+through its one writer connection under its write lock, each write one
+``BEGIN IMMEDIATE`` transaction (as referee/players/sqlite.py)."""
+
+from __future__ import annotations
+
+import json
+from contextlib import contextmanager
+
+from referee.leagues.keeping.base import PUBLIC, Conflict, LeagueStore
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS leagues (
+    id TEXT PRIMARY KEY, created_at TEXT NOT NULL, meta TEXT NOT NULL,
+    status TEXT NOT NULL, version INTEGER NOT NULL);
+CREATE INDEX IF NOT EXISTS leagues_newest ON leagues (created_at DESC, id DESC);
+CREATE TABLE IF NOT EXISTS league_events (
+    league_id TEXT NOT NULL, seq INTEGER NOT NULL, body TEXT NOT NULL,
+    PRIMARY KEY (league_id, seq)) WITHOUT ROWID;
+"""
+
+
+class SqliteLeagues(LeagueStore):
+    def __init__(self, store):
+        self.store = store
+        with self.store._write_lock:
+            self.store._writer().executescript(SCHEMA)
+
+    @contextmanager
+    def _tx(self):
+        with self.store._write_lock:
+            conn = self.store._writer()
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield conn
+                conn.commit()
+            except BaseException:
+                conn.rollback()
+                raise
+
+    def _read(self, sql: str, args=()) -> list:
+        return self.store._conn().execute(sql, args).fetchall()
+
+    def create(self, meta, first):
+        with self._tx() as conn:
+            if conn.execute("SELECT 1 FROM leagues WHERE id = ?", (meta["id"],)).fetchall():
+                raise ValueError(f"league {meta['id']} exists already")
+            conn.execute("INSERT INTO leagues VALUES (?, ?, ?, ?, ?)",
+                         (meta["id"], meta["created_at"], json.dumps(meta), "running", first.seq))
+            conn.execute("INSERT INTO league_events VALUES (?, ?, ?)",
+                         (meta["id"], first.seq, first.to_json()))
+
+    def meta(self, league_id):
+        rows = self._read("SELECT meta, status, version FROM leagues WHERE id = ?", (league_id,))
+        if not rows:
+            return None
+        return {**json.loads(rows[0][0]), "status": rows[0][1], "version": rows[0][2]}
+
+    def raw_events(self, league_id, after=0):
+        return [r[0] for r in self._read("SELECT body FROM league_events WHERE league_id = ? "
+                                         "AND seq > ? ORDER BY seq", (league_id, after))]
+
+    def append(self, league_id, expected, events, status):
+        with self._tx() as conn:
+            got = conn.execute("SELECT version FROM leagues WHERE id = ?", (league_id,)).fetchall()
+            if not got or got[0][0] != expected:
+                raise Conflict(got[0][0] if got else 0)
+            conn.executemany("INSERT INTO league_events VALUES (?, ?, ?)",
+                             [(league_id, ev.seq, ev.to_json()) for ev in events])
+            conn.execute("UPDATE leagues SET version = ?, status = ? WHERE id = ?",
+                         (events[-1].seq, status, league_id))
+            self._commit_point("league append")
+
+    def page(self, limit=100):
+        rows = self._read("SELECT meta, status, version FROM leagues "
+                          "ORDER BY created_at DESC, id DESC LIMIT ?", (limit,))
+        out = []
+        for meta, status, version in rows:
+            m = {**json.loads(meta), "status": status, "version": version}
+            out.append({k: m[k] for k in PUBLIC})
+        return out

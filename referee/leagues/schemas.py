@@ -1,0 +1,98 @@
+"""The league endpoints' JSON shapes (validation and the OpenAPI document).
+
+Only the body's shape is checked here; the terms themselves (game, format, sizes,
+points) are checked by ``setup.league_terms``, whose refusals name their field."""
+
+from __future__ import annotations
+
+from marshmallow import Schema, fields, validate
+
+from schemas import Strict
+
+
+class LeagueCreate(Strict):
+    name = fields.String(required=True, metadata={"description": "1 to 100 characters"})
+    game = fields.String(required=True, metadata={"description": "a game id"})
+    options = fields.Dict(metadata={"description": "the game's options, the same for every game"})
+    format = fields.String(required=True, metadata={"description": "round-robin, swiss or tables"})
+    players = fields.List(fields.Raw(allow_none=True), required=True,
+                          metadata={"description": "registered player ids (POST /v1/players)"})
+    rounds = fields.Raw(metadata={"description": "swiss and tables: 1 to 100"})
+    table_size = fields.Raw(metadata={"description": "tables: seats per table"})
+    cycles = fields.Raw(metadata={"description": "round-robin: 1 to 4 (2: home and away)"})
+    clock = fields.Dict(metadata={"description": "every game's clock (docs/clock.md)"})
+    points = fields.Dict(metadata={"description": "{win, draw, loss}, default {1, 0.5, 0}"})
+
+
+class Standing(Schema):
+    rank = fields.Integer()
+    player = fields.String()
+    name = fields.String()
+    points = fields.Float()
+    tiebreaks = fields.Dict(keys=fields.String(), values=fields.Float())
+    played = fields.Integer()
+    won = fields.Integer()
+    withdrawn = fields.Boolean()
+
+
+class LeagueGame(Schema):
+    game = fields.String(metadata={"description": "the game's id (GET /v1/games/{id})"})
+    seats = fields.List(fields.String(), metadata={"description": "player ids in seat order"})
+    placings = fields.List(fields.Integer(), allow_none=True,
+                           metadata={"description": "each seat's place once recorded, else null"})
+
+
+class LeagueRound(Schema):
+    round = fields.Integer()
+    closed = fields.Boolean()
+    byes = fields.List(fields.String())
+    games = fields.List(fields.Nested(LeagueGame))
+
+
+class LeaguePlayer(Schema):
+    player = fields.String()
+    name = fields.String()
+    withdrawn = fields.Boolean()
+
+
+class CrossRow(Schema):
+    player = fields.String()
+    name = fields.String()
+    results = fields.List(fields.Raw(allow_none=True))
+
+
+class League(Schema):
+    id = fields.String()
+    name = fields.String()
+    game = fields.String()
+    format = fields.String()
+    status = fields.String(metadata={"description": "running or finished"})
+    version = fields.Integer(metadata={"description": "the league log's length"})
+    created_at = fields.String()
+    seed_commitment = fields.String()
+    players = fields.List(fields.Nested(LeaguePlayer))
+    standings = fields.List(fields.Nested(Standing))
+    rounds = fields.List(fields.Nested(LeagueRound))
+    crosstable = fields.List(fields.Nested(CrossRow), metadata={"description": "round-robin only"})
+
+
+class LeagueCreated(League):
+    admin_token = fields.String(metadata={"description": "the league's admin token: shown once"})
+
+
+class LeagueRow(Schema):
+    id = fields.String()
+    name = fields.String()
+    game = fields.String()
+    format = fields.String()
+    created_at = fields.String()
+    status = fields.String()
+    version = fields.Integer()
+
+
+class LeagueList(Schema):
+    leagues = fields.List(fields.Nested(LeagueRow))
+
+
+class LeagueListArgs(Strict):
+    limit = fields.Integer(load_default=100, validate=validate.Range(min=1, max=1000))
