@@ -6,8 +6,8 @@ from flask import Response
 from flask_smorest import Blueprint
 
 from referee.api import bodies
-from referee.api.openapi import refusals
-from referee.api.routes import AUTH, bearer, service, timed
+from referee.api.openapi import PUBLIC, TOKEN, binary, refusals
+from referee.api.routes import bearer, service, timed
 from referee.leagues import running
 from referee.leagues import schemas as s
 
@@ -21,6 +21,7 @@ blp.ARGUMENTS_PARSER = bodies.PARSER
 @blp.response(201, s.LeagueCreated)
 @refusals(blp, 400, 413, 415)
 @timed("leagues-create")
+@blp.doc(operationId="createLeague", security=PUBLIC)
 def create(args):
     """Create a league of registered players; round 1 is paired and its games created at
     once. Anyone may; the answer holds the league's admin token, shown this once."""
@@ -32,6 +33,7 @@ def create(args):
 @blp.response(200, s.LeagueList)
 @refusals(blp, 400)
 @timed("leagues-list")
+@blp.doc(operationId="listLeagues", security=PUBLIC)
 def listing(args):
     """The leagues, newest first."""
     return running.listing(service(), args["limit"])
@@ -41,6 +43,7 @@ def listing(args):
 @blp.response(200, s.League)
 @refusals(blp, 404)
 @timed("leagues-get")
+@blp.doc(operationId="getLeague", security=PUBLIC)
 def get(league_id):
     """A league: its standings, its rounds with their games and results, its status."""
     return running.view(service(), league_id)
@@ -48,7 +51,7 @@ def get(league_id):
 
 @blp.route("/leagues/<league_id>/players/<player_id>/withdraw", methods=["POST"])
 @blp.response(200, s.League)
-@blp.doc(security=AUTH)
+@blp.doc(operationId="withdrawFromLeague", security=TOKEN)
 @refusals(blp, 401, 403, 404, 409)
 @timed("leagues-withdraw")
 def withdraw(league_id, player_id):
@@ -58,9 +61,10 @@ def withdraw(league_id, player_id):
 
 
 @blp.route("/leagues/<league_id>/export", methods=["GET"])
-@blp.doc(responses={"200": {"description": "the league's bundle: its log and the whole log of "
-                                           "every game whose result is recorded (JSON Lines)",
-                            "content": {"application/jsonl": {"schema": {"type": "string"}}}}})
+@blp.doc(operationId="exportLeague", security=PUBLIC, responses={"200": binary(
+    "the league's bundle: its log and the whole log of every game whose result is recorded "
+    "(JSON Lines; the answer's type is application/jsonl)",
+    {"application/jsonl": {"schema": {"type": "string"}}})})
 @refusals(blp, 404)
 @timed("leagues-export")
 def export(league_id):

@@ -286,9 +286,9 @@ def _tell(service, meta: dict, league: League, final: bool) -> None:
 def withdraw(service, league_id: str, player: str, token: str | None) -> dict:
     """``player`` withdraws (asked by the league's admin or that player): never paired
     again; each of their games still running is aborted and recorded lost by them."""
-    meta = _meta(service, league_id)
-    if not token:
+    if not token:  # before any look-up: a caller without a token learns nothing of leagues
         raise Unauthenticated("send Authorization: Bearer <the league's admin token or the player's>")
+    meta = _meta(service, league_id)
     if secrets.compare_digest(token_hash(token), meta["admin_hash"]):
         by = "admin"
     else:

@@ -15,7 +15,7 @@ class LeagueCreate(Strict):
     game = fields.String(required=True, metadata={"description": "a game id"})
     options = fields.Dict(metadata={"description": "the game's options, the same for every game"})
     format = fields.String(required=True, metadata={"description": "round-robin, swiss or tables"})
-    players = fields.List(fields.Raw(allow_none=True), required=True,
+    players = fields.List(fields.Raw(allow_none=True, metadata={"type": "string"}), required=True,
                           metadata={"description": "registered player ids (POST /v1/players)"})
     rounds = fields.Raw(metadata={"description": "swiss and tables: 1 to 100"})
     table_size = fields.Raw(metadata={"description": "tables: seats per table"})
@@ -58,7 +58,9 @@ class LeaguePlayer(Schema):
 class CrossRow(Schema):
     player = fields.String()
     name = fields.String()
-    results = fields.List(fields.Raw(allow_none=True))
+    results = fields.List(fields.Raw(allow_none=True, metadata={
+        "type": "number", "description": "the points against each opponent, in the rows' order; "
+                                         "null against oneself or before they met"}))
 
 
 class League(Schema):
