@@ -43,7 +43,7 @@ def replace(service, game_id: str, caller, seat, body, idempotency_key: str | No
         raise MalformedMove("the body is an object {name, email?, webhook?}", field="body")
     import referee.bots  # noqa: F401 - registers the players' "bot" key
 
-    entry = contactsmod.parse_player(body, 0)  # name, email, webhook, bot checked as at creation
+    entry = contactsmod.parse_player(body, None, where="")  # checked as at creation, fields as in the body
     bot = entry.get("bot")
     if idempotency_key is not None and (not isinstance(idempotency_key, str) or not 1 <= len(idempotency_key) <= 200
                                         or not idempotency_key.isprintable() or not idempotency_key.isascii()):
@@ -52,6 +52,7 @@ def replace(service, game_id: str, caller, seat, body, idempotency_key: str | No
         rec = service.record(game_id)
         if not isinstance(seat, int) or not 0 <= seat < len(rec.players):
             raise MalformedMove(f"seat must be a number from 0 to {len(rec.players) - 1}", field="seat")
+        contactsmod.check_unique(entry["name"], {i: n for i, n in enumerate(rec.players) if i != seat}, "name")
         table = service.load(game_id, rec)
         if table.over:
             raise GameOver("the game is already over")
@@ -103,12 +104,16 @@ def replace(service, game_id: str, caller, seat, body, idempotency_key: str | No
 def _rewrite(service, game_id: str, seat: int, entry: dict, token: str, webhook_secret: str, seq: int) -> None:
     """The record after the replacement: the seat's new token (its old one
     dropped), new name and new contacts (none kept from the old player)."""
+    from referee.mail import links
     from referee.service import token_hash
 
     rec = service.record(game_id)
-    tokens = {h: who for h, who in rec.tokens.items() if who != seat}
+    tokens = {h: who for h, who in rec.tokens.items() if who != seat}  # the old link's too
     if not entry.get("bot"):  # a bot's seat has no token: nobody moves for it
         tokens[token_hash(token)] = seat
+    kept_links = dict(rec.extra.get("links", {}))
+    links.register(service, game_id, tokens, kept_links, seat)  # the new player's page link
+    rec.extra = {**rec.extra, "links": kept_links}
     rec.tokens = tokens
     rec.players = [entry["name"] if i == seat else n for i, n in enumerate(rec.players)]
     contact = {k: entry[k] for k in contactsmod.CONTACT_KEYS if k in entry}

@@ -159,9 +159,11 @@ class GameService:
 
     # ---- games -------------------------------------------------------------------
 
-    def create(self, game: str, players: list, options: dict | None = None, spectators: dict | None = None) -> dict:
+    def create(self, game: str, players: list, options: dict | None = None, spectators: dict | None = None,
+               organiser: dict | None = None) -> dict:
         import referee.bots  # noqa: F401 - registers the players' "bot" key
         from referee.mail import contacts as contactsmod
+        from referee.mail import links as linksmod
 
         # Players are names or objects {name, email, webhook, bot}: only the names
         # (and which seats are bots) go into the log; the contacts are kept
@@ -171,6 +173,7 @@ class GameService:
         bots = {i: e["bot"] for i, e in enumerate(entries) if e.get("bot")}
         kept, webhook_secrets = contactsmod.contacts_of(entries)
         watchers = contactsmod.parse_spectators(spectators)  # the spectators' webhook, private too
+        organiser = contactsmod.parse_organiser(organiser)  # the organiser's contact, private too
         if not isinstance(game, str):
             raise MalformedMove("game must be a string", field="game")
         if not isinstance(options or {}, dict):
@@ -194,9 +197,11 @@ class GameService:
                 seat["webhook_secret"] = webhook_secrets[seat["seat"]]
         admin = new_token()
         tokens = {token_hash(s["token"]): s["seat"] for s in seats if "token" in s} | {token_hash(admin): ADMIN}
+        links = linksmod.for_new_game(self, game_id, tokens)  # each seat's page link in notices
         record = GameRecord(game_id, game, created.at, list(players), tokens, seed,
                             status=table.status, version=1, salt_key=salt_key,
-                            extra=({"contacts": kept} if kept else {}) | ({"spectators": watchers} if watchers else {}))
+                            extra=({"contacts": kept} if kept else {}) | ({"spectators": watchers} if watchers else {})
+                            | ({"organiser": organiser} if organiser else {}) | ({"links": links} if links else {}))
         self.store.create(record, created, timer=clockmod.next_timer(table))
         self._remember(game_id, table)
         self.queue.enqueue_settle(game_id, table.seq)
@@ -207,6 +212,8 @@ class GameService:
                "seed_commitment": table.seed_commitment}
         if watchers:  # its secret shown this once
             out["spectators"] = watchers
+        if organiser:  # as given, and a webhook's secret this once
+            out["organiser"] = organiser
         return out
 
     def record(self, game_id: str) -> GameRecord:
@@ -363,7 +370,8 @@ class GameService:
             table = self.load(game_id, rec)
             return {"id": game_id, "game": rec.game, "options": self._public_options(table, None),
                     "status": table.status, "version": table.seq, "to_act": table.to_act(),
-                    "players": rec.players, "scores": table.scores(), "result": table.state.result,
+                    "players": rec.players, "scores": table.scores(),
+                    "result": narration.named_result(table.state.result, rec.players),
                     "stacked": table.stacked, **_deadlines(table, None)}
 
     def view(self, game_id: str, caller: Caller, at: int | None = None) -> dict:
@@ -377,6 +385,8 @@ class GameService:
                 if at < table.seq:
                     table = Table.replay(self.store.events(game_id, limit=at), owned=True)
             body = table.engine.view(table.state, caller.viewer)
+            if isinstance(body, dict) and body.get("result"):  # its reason in names, as below
+                body = {**body, "result": narration.named_result(body["result"], rec.players)}
             # (event 1, the game's creation, is never a move: the tail starts after it)
             after = max(1, table.seq - narration.LOOK_BACK)
             tail = self.store.events(game_id, after=after, limit=table.seq - after) if table.seq > 1 else []
@@ -386,7 +396,7 @@ class GameService:
                     "to_act": table.to_act(), "seat": caller.seat,
                     "viewer": "admin" if caller.viewer == ADMIN else
                     ("spectator" if caller.viewer is None else "seat"),
-                    "result": table.state.result, "view": body,
+                    "result": narration.named_result(table.state.result, rec.players), "view": body,
                     "text": narration.with_last_move(table.engine.render(table.state, caller.viewer), recent),
                     **_deadlines(table, caller.seat)}
 

@@ -58,10 +58,18 @@ class SpectatorsChange(Strict):
                             metadata={"description": "new URL (a new secret is returned); null stops it"})
 
 
+class OrganiserContact(Schema):
+    email = fields.String(allow_none=True, metadata={"description": "the organiser's address"})
+    webhook = fields.String(allow_none=True, metadata={"description": "the organiser's webhook URL"})
+    webhook_secret = fields.String(metadata={"description": "signs the organiser's webhooks (Standard "
+                                                            "Webhooks): shown once, when a URL is set"})
+
+
 class Contacts(Schema):
     id = fields.String()
     contacts = fields.List(fields.Nested(Contact))
     spectators = fields.Nested(SpectatorsHook, metadata={"description": "the admin only"})
+    organiser = fields.Nested(OrganiserContact, metadata={"description": "the admin only"})
 
 
 class ContactChange(Strict):
@@ -70,14 +78,23 @@ class ContactChange(Strict):
                                                                       "null clears it"})
 
 
+class OrganiserChange(ContactChange):
+    """The organiser's contact: as a seat's (keys given replace, null clears)."""
+
+
 class Notice(Schema):
     id = fields.String(metadata={"description": "GAME.SEAT.VERSION.REASON (and a tag of the mail an answer "
                                                 "answers): also the e-mail's Message-ID and the webhook-id"})
-    seat = fields.Integer(allow_none=True, metadata={"description": "null for the spectators' webhook"})
+    seat = fields.Integer(allow_none=True, metadata={"description": "null for the spectators' webhook and "
+                                                                    "the organiser"})
+    to = fields.String(metadata={"description": "seat, spectators or organiser"})
     version = fields.Integer(metadata={"description": "the game's version the notice was written at"})
     reason = fields.String(metadata={"description": "start, turn, trick, hand, game-over, reminder, timeout, "
-                                                    "or an answer to a mail: applied, refused, show, help"})
-    state = fields.String(metadata={"description": "pending or sent"})
+                                                    "undelivered (to the organiser), or an answer to a mail: "
+                                                    "applied, refused, show, help"})
+    state = fields.String(metadata={"description": "pending or sent (on every channel)"})
+    delivered = fields.List(fields.String(), metadata={
+        "description": "the channels (email, webhook) that have taken it: a retry sends only the others"})
     attempts = fields.Integer()
     error = fields.String(allow_none=True, metadata={"description": "the last delivery's failure"})
     created = fields.String()
@@ -100,6 +117,9 @@ class CreateGame(Strict):
     spectators = fields.Dict(keys=fields.String(), metadata={
         "description": "{webhook}: a URL told of every change as an onlooker sees it (a forum "
                        "bot); private like the seats' contacts"})
+    organiser = fields.Dict(keys=fields.String(), metadata={
+        "description": "{email?, webhook?}: the organiser's contact, told of each seat's timeout, the "
+                       "game's end and a notice that cannot be delivered; private like the seats' contacts"})
 
 
 class Seat(Schema):
@@ -124,6 +144,9 @@ class GameCreated(Schema):
     seed_commitment = fields.String(metadata={"description": "SHA-256 of the shuffle seed, revealed at the end"})
     spectators = fields.Nested(SpectatorsHook, metadata={"description": "when a spectators' webhook was "
                                                                         "given: its URL and secret (shown once)"})
+    organiser = fields.Nested(OrganiserContact, metadata={"description": "when the organiser's contact was "
+                                                                        "given: it, and a webhook's secret "
+                                                                        "(shown once)"})
 
 
 def Result(**kw):  # noqa: N802 - reads as a type in the schemas below

@@ -12,6 +12,7 @@ import schemas as s
 from referee import metrics
 from referee.api import bodies
 from referee.api.openapi import refusals
+from referee.games.base import RefereeError
 from referee.service import Caller, GameService, Unauthenticated
 
 blp = Blueprint("games", __name__, url_prefix="/v1",
@@ -71,7 +72,8 @@ def create_game(args):
 
     Options: the game's own (docs/api.md lists them), plus `seed` (a reproducible private
     game) or an explicit deck order, either of which marks the game `stacked`."""
-    created = service().create(args["game"], args["players"], args["options"], args.get("spectators"))
+    created = service().create(args["game"], args["players"], args["options"], args.get("spectators"),
+                               args.get("organiser"))
     metrics.games_created.labels(args["game"]).inc()
     return created
 
@@ -131,8 +133,12 @@ def moves(args, game_id):
     """Submit a move, several (all or nothing) or text in the game's notation."""
     who = caller(game_id, kept=True)  # the record kept from this game's last move may do
     # the rate counters, when the limiter left them to the append (referee/api/limits.py)
-    answer = service().submit(game_id, who, args, request.headers.get("Idempotency-Key"),
-                              g.get("referee_tally"))
+    try:
+        answer = service().submit(game_id, who, args, request.headers.get("Idempotency-Key"),
+                                  g.get("referee_tally"))
+    except RefereeError as err:
+        in_body(err, args)
+        raise
     # The answer has MoveResult's shape already (tests/test_api.py holds it to
     # that over random games): made JSON as flask-smorest would after dumping it
     # through the schema, a walk that changes nothing and is the busiest
@@ -140,6 +146,31 @@ def moves(args, game_id):
     response = current_app.json.response(answer)
     response.status_code = 201
     return response
+
+
+# The fields of a move request itself; any other field a refusal names is a move's own
+MOVE_REQUEST = ("move", "moves", "text", "expected_version", "body", "Idempotency-Key")
+
+
+def in_body(err, body: dict) -> None:
+    """Name a refused move's field as a path in the request body, as every refusal
+    does: an engine names it inside the move (``card``), the client wrote
+    ``move.card`` or, in a batch, ``moves[2].card`` (and a move written as text,
+    ``text``)."""
+    field = err.extra.get("field")
+    if not isinstance(field, str) or not isinstance(body, dict):
+        return
+    index = err.extra.get("index", 0)
+    if field == "move" and "moves" in body:
+        err.extra["field"] = f"moves[{index}]"
+    elif field.split(".")[0].split("[")[0] in MOVE_REQUEST:
+        return
+    elif "move" in body:
+        err.extra["field"] = f"move.{field}"
+    elif "moves" in body:
+        err.extra["field"] = f"moves[{index}].{field}"
+    elif "text" in body:
+        err.extra["field"] = "text"
 
 
 @blp.route("/games/<game_id>/events", methods=["GET"])
@@ -314,6 +345,22 @@ def change_spectators(args, game_id):
     from referee.mail import contacts as contactsmod
 
     return contactsmod.change_spectators(service(), game_id, caller(game_id), args)
+
+
+@blp.route("/games/<game_id>/organiser", methods=["PUT"])
+@blp.arguments(s.OrganiserChange())
+@blp.response(200, s.OrganiserContact)
+@blp.doc(security=AUTH)
+@refusals(blp, 400, 401, 403, 404, 413, 415, 429)
+@timed("contacts")
+def change_organiser(args, game_id):
+    """Set or change the organiser's contact (admin token only), as a seat's: keys
+    given replace, null clears, keys left out stay. It is told of each seat's
+    timeout, the game's end and a notice that cannot be delivered. A new webhook
+    URL gets a new `webhook_secret`, shown once."""
+    from referee.mail import contacts as contactsmod
+
+    return contactsmod.change_organiser(service(), game_id, caller(game_id), args)
 
 
 @blp.route("/games/<game_id>/notices", methods=["GET"])

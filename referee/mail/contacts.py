@@ -86,16 +86,26 @@ def check_webhook(value, field: str) -> str | None:
 PLAYER_FIELDS: dict[str, Callable] = {"email": check_email, "webhook": check_webhook}
 
 
-def parse_player(entry, index: int) -> dict:
-    """One player entry as ``{"name": ..., <registered key>: value, ...}``."""
-    where = f"players[{index}]"
+def _at(where: str, key: str) -> str:
+    return f"{where}.{key}" if where else key
+
+
+def parse_player(entry, index: int | None, where: str | None = None) -> dict:
+    """One player entry as ``{"name": ..., <registered key>: value, ...}``; the
+    name trimmed of spaces at its ends. ``where``: how refusals name the entry
+    (``players[INDEX]`` by default; ``""`` for a body that is one player, as a
+    seat's replacement is)."""
+    where = f"players[{index}]" if where is None else where
     if isinstance(entry, str):
         entry = {"name": entry}
     if not isinstance(entry, dict):
-        raise MalformedMove("a player is a name or an object {name, email, webhook}", field=where)
+        raise MalformedMove("a player is a name or an object {name, email, webhook}", field=where or "body")
     name = entry.get("name")
+    if isinstance(name, str):
+        name = name.strip()
     if not isinstance(name, str) or not 1 <= len(name) <= 100:
-        raise MalformedMove("a player's name is a string of 1 to 100 characters", field=f"{where}.name")
+        raise MalformedMove("a player's name is a string of 1 to 100 characters, not only spaces",
+                            field=_at(where, "name"))
     out = {"name": name}
     for key, value in entry.items():
         if key == "name":
@@ -103,18 +113,37 @@ def parse_player(entry, index: int) -> dict:
         checker = PLAYER_FIELDS.get(key)
         if checker is None:
             raise MalformedMove(f"unknown player field {key!r}; a player may have "
-                                f"{', '.join(['name', *PLAYER_FIELDS])}", field=f"{where}.{key}")
-        checked = checker(value, f"{where}.{key}")
+                                f"{', '.join(['name', *PLAYER_FIELDS])}", field=_at(where, key))
+        checked = checker(value, _at(where, key))
         if checked is not None:
             out[key] = checked
     return out
 
 
+def same_name(a: str, b: str) -> bool:
+    """Whether two names would read as one player's ("Ann" and " ann")."""
+    return a.strip().casefold() == b.strip().casefold()
+
+
+def check_unique(name: str, others: dict[int, str], field: str) -> None:
+    """Refuse ``name`` if another seat (``others``: seat -> name) has it already:
+    notices, pages and results speak of players by name, so two Anns would be one."""
+    for seat, other in sorted(others.items()):
+        if same_name(name, other):
+            raise MalformedMove(f"{name!r} is already the name of seat {seat} ({other}); each player "
+                                "needs a name of their own (names are compared without case and "
+                                "spaces at the ends)", field=field)
+
+
 def parse_players(players) -> list[dict]:
-    """Every player entry checked: a list of ``{"name", ...}`` in seat order."""
+    """Every player entry checked: a list of ``{"name", ...}`` in seat order, no
+    two with the same name."""
     if not isinstance(players, list) or not 1 <= len(players) <= 16:
         raise MalformedMove("players must be a list of 1 to 16 names or objects", field="players")
-    return [parse_player(p, i) for i, p in enumerate(players)]
+    entries = [parse_player(p, i) for i, p in enumerate(players)]
+    for i, entry in enumerate(entries):
+        check_unique(entry["name"], {j: e["name"] for j, e in enumerate(entries[:i])}, f"players[{i}].name")
+    return entries
 
 
 def new_webhook_secret() -> str:
@@ -168,6 +197,7 @@ def contacts(service, game_id: str, caller) -> dict:
                                        for i in seats]}
     if _owns(caller):
         out["spectators"] = public_spectators(rec.extra.get("spectators"))
+        out["organiser"] = public_contact(rec.extra.get("organiser"))
     return out
 
 
@@ -178,35 +208,49 @@ def change(service, game_id: str, caller, seat, body: dict) -> dict:
 
     if not _owns(caller):
         raise Forbidden("only the admin token may change a seat's contacts")
-    if not isinstance(body, dict):
-        raise MalformedMove("the body is an object {email, webhook}", field="body")
-    for key in body:
-        if key not in CONTACT_KEYS:
-            raise MalformedMove(f"unknown contact field {key!r}; a contact has email and webhook", field=key)
+    check_keys(body, "")
     with service._lock(game_id):
         rec = service.record(game_id)
         if not isinstance(seat, int) or not 0 <= seat < len(rec.players):
             raise MalformedMove(f"seat must be a number from 0 to {len(rec.players) - 1}", field="seat")
-        contact = dict(rec.extra.get("contacts", {}).get(str(seat), {}))
-        checked = {"email": check_email(body["email"], "email")} if "email" in body else {}
-        if "webhook" in body:
-            checked["webhook"] = check_webhook(body["webhook"], "webhook")
-        secret = None
-        for key, value in checked.items():
-            if value is None:
-                contact.pop(key, None)
-            else:
-                contact[key] = value
-        if "webhook" not in contact:
-            contact.pop("webhook_secret", None)
-        elif checked.get("webhook") is not None:
-            contact["webhook_secret"] = secret = new_webhook_secret()
+        contact, secret = merged(rec.extra.get("contacts", {}).get(str(seat), {}), body)
         set_contact(rec, seat, contact)
         service.store.put_record(rec)
     out = {"seat": seat, "name": rec.players[seat], **public_contact(contact)}
     if secret is not None:
         out["webhook_secret"] = secret
     return out
+
+
+def check_keys(body, where: str) -> None:
+    """A contact's body is an object of CONTACT_KEYS: anything else is refused by name."""
+    if not isinstance(body, dict):
+        raise MalformedMove("a contact is an object {email, webhook}", field=where or "body")
+    for key in body:
+        if key not in CONTACT_KEYS:
+            raise MalformedMove(f"unknown contact field {key!r}; a contact has email and webhook",
+                                field=f"{where}.{key}" if where else key)
+
+
+def merged(kept: dict | None, body: dict, where: str = "") -> tuple[dict, str | None]:
+    """``kept`` changed by ``body`` (keys given replace, null clears, keys left out
+    stay) and checked, and the new webhook's secret when a URL is set (else None)."""
+    contact = dict(kept or {})
+    at = (lambda key: f"{where}.{key}") if where else (lambda key: key)
+    checked = {"email": check_email(body["email"], at("email"))} if "email" in body else {}
+    if "webhook" in body:
+        checked["webhook"] = check_webhook(body["webhook"], at("webhook"))
+    secret = None
+    for key, value in checked.items():
+        if value is None:
+            contact.pop(key, None)
+        else:
+            contact[key] = value
+    if "webhook" not in contact:
+        contact.pop("webhook_secret", None)
+    elif checked.get("webhook") is not None:
+        contact["webhook_secret"] = secret = new_webhook_secret()
+    return contact, secret
 
 
 def set_contact(rec, seat: int, contact: dict) -> None:
@@ -261,4 +305,45 @@ def change_spectators(service, game_id: str, caller, body: dict) -> dict:
     out = public_spectators(kept)
     if kept:
         out["webhook_secret"] = kept["webhook_secret"]
+    return out
+
+
+# ---- the organiser's contact ----------------------------------------------------------
+# One per game, given by the admin like a seat's: it hears what the organiser must
+# act on (a seat's timeout, the game's end, a notice that cannot be delivered),
+# written from what an onlooker may see (an organiser may also be a player).
+
+
+def parse_organiser(value) -> dict | None:
+    """``{email?, webhook?}`` given at creation, checked, with a new webhook's
+    secret; None when not given or empty."""
+    if value is None:
+        return None
+    check_keys(value, "organiser")
+    contact, _ = merged({}, value, "organiser")
+    return contact or None
+
+
+def change_organiser(service, game_id: str, caller, body: dict) -> dict:
+    """The admin sets or changes the organiser's contact, as a seat's is changed:
+    keys given replace, null clears, keys left out stay; a new webhook URL gets a
+    new secret, shown in this answer once."""
+    from referee.service import Forbidden
+
+    if not _owns(caller):
+        raise Forbidden("only the admin token may change the organiser's contact")
+    check_keys(body, "")
+    with service._lock(game_id):
+        rec = service.record(game_id)
+        contact, secret = merged(rec.extra.get("organiser"), body)
+        extra = dict(rec.extra)
+        if contact:
+            extra["organiser"] = contact
+        else:
+            extra.pop("organiser", None)
+        rec.extra = extra
+        service.store.put_record(rec)
+    out = public_contact(contact)
+    if secret is not None:
+        out["webhook_secret"] = secret
     return out
