@@ -6,11 +6,14 @@ restart, two processes sweeping at once) stores it once, and the e-mail carries
 that id as its Message-ID. A notice is written whole when it is queued: what
 happened since the seat's last notice (the log's events redacted for that seat,
 described in words), the seat's own text view, its legal moves in text notation
-and its deadline. Nothing in it comes from anything but what that seat may see.
+and its deadline. Nothing in it comes from anything but what that seat may see
+(the spectators' webhook and the organiser: what an onlooker may see).
 
-``queue_notice`` is the call other features use (a clock's reminder or timeout);
-``sweep`` queues the notices the log makes due (a seat to act, the game over);
-``referee.mail.sending`` delivers what is due, retrying with backoff.
+``queue_notice`` is the call other features use (a clock's reminder, an answer to
+a mail); ``sweep`` queues the notices the log makes due (a seat to act, a seat out
+of time, the game over, the organiser's); ``referee.mail.sending`` delivers what
+is due, each channel on its own, retrying with backoff; ``referee.mail.words``
+writes it as its reader gets it.
 """
 
 from __future__ import annotations

@@ -229,6 +229,17 @@ def tell_organiser(service, game_id: str, seat: int, channel: str, address: str,
     return outbox.queue_notice(service, game_id, outbox.ORGANISER, "undelivered", note, version=0, tag=tag)
 
 
+def waited(earlier: dict, now: float) -> float:
+    """When a notice waiting behind ``earlier`` is tried again. One never tried and
+    failed is due or being sent by another sender this moment (its next try then
+    says when that sender's claim lapses, not when it is done): a second. One that
+    failed: with its own next try, at most a first retry's wait later (it may be
+    being retried now)."""
+    if not earlier["attempts"]:
+        return now + 1
+    return min(earlier["next_try"], now + outbox.backoff(1))
+
+
 # A notice's Message-ID as a bounce quotes it: <GAME.SEAT.VERSION.REASON[.TAG]@domain>
 NOTICE_ID = re.compile(rb"<([A-Za-z0-9]{6,32})\.(\d{1,2})\.\d{1,10}\.[a-z-]{3,20}(?:\.[0-9a-f]{1,16})?@")
 
@@ -273,9 +284,9 @@ def deliver_due(service, now: float | None = None, limit: int = 100) -> int:
         if failed:  # a real failure: backoff
             attempts = notice["attempts"] + 1
             next_try = now + outbox.backoff(attempts)
-        else:  # only waiting behind an earlier notice: as soon as that one is tried
+        else:  # only waiting behind an earlier notice: tried again once that one may be gone
             attempts = notice["attempts"]
-            next_try = max(now + 1, min(f["waiting"]["next_try"] for f in failures))
+            next_try = max(now + 1, min(waited(f["waiting"], now) for f in failures))
         error = "; ".join(f"{f['channel']}: {f['error']}" if "error" in f else
                           f"{f['channel']}: waits for {f['waiting']['id']}" for f in failures)
         box.mark(notice["id"], "pending", attempts, next_try, error[:500])
