@@ -50,6 +50,8 @@ def test_move_refusals_name_the_field_inside_the_move(client):
     assert r.status_code == 400 and r.json["field"] == "moves[1]", r.json
     r = g.post(seat, {"text": "play X9"})
     assert r.status_code == 400 and r.json["field"] == "text", r.json
+    r = g.post(1 - seat, {"move": good})  # a refusal's words name players too
+    assert r.status_code == 403 and f"it is {['Ann', 'Bob'][seat]}'s turn" in r.json["detail"], r.json
     r = g.post(seat, {"move": good, "extra": 1})
     assert r.status_code == 400 and r.json["field"] == "extra", r.json
     assert "the fields are expected_version, move, moves, text" in r.json["detail"], r.json

@@ -138,6 +138,10 @@ def moves(args, game_id):
                                   g.get("referee_tally"))
     except RefereeError as err:
         in_body(err, args)
+        if who.record is not None:  # "it is Bob's turn", as the page and notices say it
+            from referee.narration import named
+
+            err.detail = named(err.detail, who.record.players)
         raise
     # The answer has MoveResult's shape already (tests/test_api.py holds it to
     # that over random games): made JSON as flask-smorest would after dumping it
