@@ -224,3 +224,21 @@ def test_a_notice_is_sent_once_on_each_channel_when_the_webhook_fails_first(clie
     assert ids[0] == ids[1] == listed[0]["id"]
     listed = g.get("/notices", "admin").json["notices"]
     assert [(n["state"], n["delivered"]) for n in listed] == [("sent", ["email", "webhook"])]
+
+
+def test_a_notice_behind_one_another_sender_is_sending_waits_a_second(client, service, smtp):
+    from referee.mail import outbox
+
+    g = Game(client, "king-of-danger", [PLAYERS[0], "Bob"], {"seed": "in-flight"})
+    later = outbox.queue_notice(service, g.id, 0, "reminder", "1 hour left to move.", version=99)
+    box = outbox.outbox_of(service)
+    now = time.time() + 1
+    first = [n for n in box.due(now) if n["id"] != later][0]
+    assert box.claim(first, now + sending.lease())  # another sender has it, sending
+    assert sending.deliver_due(service, now) == 0
+    waiting = [n for n in box.of_game(g.id) if n["id"] == later][0]
+    assert waiting["state"] == "pending" and f"waits for {first['id']}" in waiting["error"]
+    assert waiting["next_try"] == now + 1  # not when the other sender's claim lapses
+    box.mark(first["id"], "sent", 1, now, None, ["email"])  # that sender is done
+    assert sending.deliver_due(service, now + 1) == 1
+    assert [m["Message-ID"] for m in smtp.inbox.messages] == [f"<{later}@league.example>"]
