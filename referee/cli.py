@@ -79,6 +79,10 @@ def cmd_serve(args) -> int:
     config = _config(args)
     if not args.access_log:
         os.environ["REFEREE_ACCESS_LOG"] = "0"
+    # the pages the notices link to are this server's, unless REFEREE_PUBLIC_URL says
+    # where players reach it (a proxy, a domain)
+    host = "localhost" if args.host in ("0.0.0.0", "::", "") else args.host
+    os.environ.setdefault("REFEREE_PUBLIC_URL", f"http://{host}:{args.port}")
     logs.configure()
     if args.dev:
         from referee.api import create_app

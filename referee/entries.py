@@ -28,6 +28,25 @@ KEEPERS: dict[str, Callable] = {}
 RESOLVERS: dict[str, Callable] = {}
 
 
+# name -> on_tokens(service, game_id, tokens) -> a part of the record's extra: what a
+# new game derives from its seats' token hashes once they are all known (each
+# seat's page link, referee/mail/links.py); it may add hashes to ``tokens``.
+ON_TOKENS: dict[str, Callable] = {}
+
+
+def register_on_tokens(name: str, derive: Callable) -> None:
+    ON_TOKENS.setdefault(name, derive)
+
+
+def on_tokens(service, game_id: str, tokens: dict) -> dict:
+    """Every registered derivation run on a new game's token hashes (changed in
+    place); their parts of the record's extra, merged."""
+    extra: dict = {}
+    for derive in ON_TOKENS.values():
+        extra |= derive(service, game_id, tokens)
+    return extra
+
+
 def register_resolver(key: str, resolve: Callable) -> None:
     """Let an entry be ``{key: value}`` alone, made whole by ``resolve(service,
     value, field)``: ``{"name", ...}`` plus ``token_hash`` (a token that acts for the
@@ -63,23 +82,33 @@ def keep(entries: list[dict], asked: dict) -> tuple[dict, dict[int, dict], dict]
     return extra, seats, answer
 
 
-def parse_player(entry, index: int, service=None) -> dict:
-    """One player entry as ``{"name": ..., <registered key>: value, ...}``."""
-    where = f"players[{index}]"
+def _at(where: str, key: str) -> str:
+    return f"{where}.{key}" if where else key
+
+
+def parse_player(entry, index: int | None, service=None, where: str | None = None) -> dict:
+    """One player entry as ``{"name": ..., <registered key>: value, ...}``; the name
+    trimmed of spaces at its ends. ``where``: how refusals name the entry
+    (``players[INDEX]`` by default; ``""`` for a body that is one player, as a
+    seat's replacement is). ``service``: the one asking, for the resolvers."""
+    where = f"players[{index}]" if where is None else where
     if isinstance(entry, str):
         entry = {"name": entry}
     if not isinstance(entry, dict):
-        raise MalformedMove("a player is a name or an object {name, email, webhook}", field=where)
+        raise MalformedMove("a player is a name or an object {name, email, webhook}", field=where or "body")
     resolved = [key for key in entry if key in RESOLVERS]
     if resolved:
         key = resolved[0]
         if len(entry) != 1:
             raise MalformedMove(f"a seat given by {key} takes everything else from it: "
-                                f"give {{{key!r}: ...}} alone", field=f"{where}.{sorted(set(entry) - {key})[0]}")
-        return RESOLVERS[key](service, entry[key], f"{where}.{key}")
+                                f"give {{{key!r}: ...}} alone", field=_at(where, sorted(set(entry) - {key})[0]))
+        return RESOLVERS[key](service, entry[key], _at(where, key))
     name = entry.get("name")
+    if isinstance(name, str):
+        name = name.strip()
     if not isinstance(name, str) or not 1 <= len(name) <= 100:
-        raise MalformedMove("a player's name is a string of 1 to 100 characters", field=f"{where}.name")
+        raise MalformedMove("a player's name is a string of 1 to 100 characters, not only spaces",
+                            field=_at(where, "name"))
     out = {"name": name}
     for key, value in entry.items():
         if key == "name":
@@ -87,16 +116,35 @@ def parse_player(entry, index: int, service=None) -> dict:
         checker = PLAYER_FIELDS.get(key)
         if checker is None:
             raise MalformedMove(f"unknown player field {key!r}; a player may have "
-                                f"{', '.join(['name', *PLAYER_FIELDS])}", field=f"{where}.{key}")
-        checked = checker(value, f"{where}.{key}")
+                                f"{', '.join(['name', *PLAYER_FIELDS, *RESOLVERS])}", field=_at(where, key))
+        checked = checker(value, _at(where, key))
         if checked is not None:
             out[key] = checked
     return out
 
 
+def same_name(a: str, b: str) -> bool:
+    """Whether two names would read as one player's ("Ann" and " ann")."""
+    return a.strip().casefold() == b.strip().casefold()
+
+
+def check_unique(name: str, others: dict[int, str], field: str) -> None:
+    """Refuse ``name`` if another seat (``others``: seat -> name) has it already:
+    notices, pages and results speak of players by name, so two Anns would be one."""
+    for seat, other in sorted(others.items()):
+        if same_name(name, other):
+            raise MalformedMove(f"{name!r} is already the name of seat {seat} ({other}); each player "
+                                "needs a name of their own (names are compared without case and "
+                                "spaces at the ends)", field=field)
+
+
 def parse_players(players, service=None) -> list[dict]:
-    """Every player entry checked: a list of ``{"name", ...}`` in seat order
-    (``service``: the one creating the game, for the resolvers)."""
+    """Every player entry checked: a list of ``{"name", ...}`` in seat order, no two
+    with the same name (``service``: the one creating the game, for the resolvers)."""
     if not isinstance(players, list) or not 1 <= len(players) <= 16:
         raise MalformedMove("players must be a list of 1 to 16 names or objects", field="players")
-    return [parse_player(p, i, service) for i, p in enumerate(players)]
+    entries = [parse_player(p, i, service) for i, p in enumerate(players)]
+    for i, entry in enumerate(entries):
+        field = f"players[{i}].player" if entry.get("player") else f"players[{i}].name"
+        check_unique(entry["name"], {j: e["name"] for j, e in enumerate(entries[:i])}, field)
+    return entries

@@ -8,6 +8,8 @@ the words can say no more than the reader may see.
 
 from __future__ import annotations
 
+import re
+
 from referee.events import Event
 
 LOOK_BACK = 12  # events read to find the last move: a move and its consequences
@@ -75,59 +77,163 @@ def with_last_move(text: str, lines: list[str]) -> str:
     return text.rstrip("\n") + "\n\nLast: " + "\n      ".join(lines) + "\n"
 
 
-def _seconds(n: int) -> str:
-    for unit, size in (("day", 86400), ("hour", 3600), ("minute", 60)):
-        if n >= size and n % size == 0:
-            return f"{n // size} {unit}{'s' if n // size != 1 else ''}"
-    return f"{n} seconds"
+# "seat 2", and "seats 0, 1 and 3" (a draw's list): what ``named`` gives names to
+SEAT = re.compile(r"\b([Ss])eat (\d+)\b")
+SEATS = re.compile(r"\b[Ss]eats (\d+(?:(?:, | and )\d+)+)\b")
 
 
-def _and(words: list[str]) -> str:
-    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
+def joined(words: list[str]) -> str:
+    """"Ann", "Ann and Bob", "Ann, Bob and Cy"."""
+    words = list(words)
+    if len(words) <= 1:
+        return "".join(words)
+    return ", ".join(words[:-1]) + " and " + words[-1]
+
+
+def named(text, names: list[str]):
+    """``text`` with the players' names for seat numbers ("seat 2 resigned" ->
+    "Cy resigned", "seats 0 and 1 tie" -> "Ann and Bob tie"). The log keeps seat
+    numbers (a name may change when a seat is handed on; the log never does):
+    names are put in where a person reads it. Anything but a string is returned
+    as it is."""
+    if not isinstance(text, str) or not names:
+        return text
+
+    def one(n: str, fallback: str) -> str:
+        i = int(n)
+        return names[i] if 0 <= i < len(names) else fallback
+
+    text = SEATS.sub(lambda m: joined([one(n, f"seat {n}") for n in re.split(r", | and ", m.group(1))]), text)
+    return SEAT.sub(lambda m: one(m.group(2), m.group(0)), text)
+
+
+def named_result(result, names: list[str]):
+    """A game's ``result`` with its ``reason`` in names (winners stay seat numbers)."""
+    if not isinstance(result, dict) or "reason" not in result:
+        return result
+    return {**result, "reason": named(result["reason"], names)}
+
+
+UNITS = (("day", 86400), ("hour", 3600), ("minute", 60), ("second", 1))
+
+
+def plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def duration(seconds: float) -> str:
+    """A length of time in words, its two largest units, rounded down: "1 second",
+    "9 minutes 59 seconds", "2 hours 5 minutes", "1 day 6 hours". Seconds are said
+    only under an hour (beside hours they are noise)."""
+    n = max(0, int(seconds))
+    units = UNITS[:3] if n >= 3600 else UNITS
+    for i, (unit, size) in enumerate(units):
+        if n >= size or unit == "second":
+            out = plural(n // size, unit)
+            if i + 1 < len(units) and (n % size) // units[i + 1][1]:
+                out += " " + plural((n % size) // units[i + 1][1], units[i + 1][0])
+            return out
+    return plural(n, "second")  # (not reached: seconds take every n)
+
+
+MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September",
+          "October", "November", "December")
+DAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
+
+
+def moment(at) -> str:
+    """A moment of the log (UTC, ISO 8601) as a person reads it: "Sunday 1 March
+    2026, 11:00 UTC" (seconds only when there are some). Anything else unchanged."""
+    from datetime import UTC, datetime
+
+    if not isinstance(at, str):
+        return str(at)
+    try:
+        t = datetime.fromisoformat(at.replace("Z", "+00:00")).astimezone(UTC)
+    except ValueError:
+        return at
+    clock = f"{t:%H:%M}" + (f":{t:%S}" if t.second else "")
+    return f"{DAYS[t.weekday()]} {t.day} {MONTHS[t.month - 1]} {t.year}, {clock} UTC"
 
 
 SQUIRES = {"random": "squires at random", "choose": "squires chosen", "letters": "squires by letter"}
-# What the first line says of each game's options (the others go unsaid).
+# What the first line says of each game's own options (the others go unsaid: their
+# defaults, decks, the seed), in words a player uses.
 SETTINGS = {
-    "king-of-danger": lambda o: [f"target {o['target']}"] if "target" in o else [],
-    "castle-danger": lambda o: ([f"{o['edition']} edition"] if o.get("edition") else [])
+    "king-of-danger": lambda o, names: [f"target {o['target']}"] if "target" in o else [],
+    "castle-danger": lambda o, names: ([f"{o['edition']} edition"] if o.get("edition") else [])
     + (["Hidden Danger"] if o.get("variant") == "hidden-danger" else [])
     + ([f"a draw after {o['turn_limit']} turns each"] if o.get("turn_limit") else []),
-    "king-of-the-castle": lambda o: ([SQUIRES[o["squires"]]] if o.get("squires") in SQUIRES else [])
+    "king-of-the-castle": lambda o, names: ([SQUIRES[o["squires"]]] if o.get("squires") in SQUIRES else [])
     + (["personalities in order"] if o.get("personality_order") == "alphabetical" else []),
-    "kings-keys": lambda o: ["wild cards"] if o.get("wild_cards") else [],
+    "kings-keys": lambda o, names: ["wild cards"] if o.get("wild_cards") else [],
 }
+# Options that name a seat: said with the player's name when not seat 0 (the default)
+SEAT_OPTIONS = ("first_dealer", "first_player")
+# House rules (docs/api.md): said only when off their default (the first reading)
+HOUSE_DEFAULTS = {"follow_suit": "hand", "fire_blocks_building": True, "own_side_shots": True,
+                  "reactions": "one-per-seat", "react_to_own_card": False, "wild_stands_for": "any"}
 
 
-def _created(p: dict, title: str | None = None) -> str:
-    """The game's first event: who plays what ("The game starts: Ann, Bob and Cy
-    at King of Danger (target 31)"), from its (redacted) payload and the game's
-    title (its engine's, handed in: this module knows no engine)."""
+def _options(game, options: dict, names: list[str]) -> str:
+    """A game's options in words for its first line: "target 31", "wild cards", a
+    seat named, a house rule off its default, a clock "1 day a move"; decks and
+    hidden values left out."""
+    said = list(SETTINGS.get(game, lambda o, n: [])(options, names))
+    for key in SEAT_OPTIONS:
+        value = options.get(key)
+        if isinstance(value, int) and 0 < value < len(names):
+            said.append(f"{key.replace('_', ' ')} {names[value]}")
+    for key, default in HOUSE_DEFAULTS.items():
+        if key in options and options[key] != default:
+            value = options[key]
+            said.append("house rule: " + key.replace("_", " ") + (
+                "" if value is True else " not" if value is False else f" {value}"))
+    if isinstance(options.get("clock"), dict):
+        said.append(_clock(options["clock"]))
+    return ", ".join(said)
+
+
+def _clock(clock: dict) -> str:
+    said = f"{duration(clock.get('move_seconds', 0))} a move"
+    if clock.get("remind_seconds"):
+        said += f", a reminder {duration(clock['remind_seconds'])} before"
+    then = {"autoplay": "the referee moves for a seat out of time",
+            "forfeit": "a seat out of time loses"}.get(clock.get("on_timeout"))
+    return said + (f", {then}" if then else "")
+
+
+def created(p: dict, title: str | None = None) -> str:
+    """The first event in words: "The game starts: Ann, Bob and Cy at King of Danger
+    (target 31)"; ``title`` the game's (its id when not given)."""
     title = title or str(p.get("game"))
     seats = [s for s in p.get("seats") or [] if isinstance(s, dict)]
-    players = [str(s.get("name")) + (" (a bot)" if s.get("bot") else "") for s in seats]
-    options = p.get("options") if isinstance(p.get("options"), dict) else {}
-    setting = SETTINGS.get(p.get("game"), lambda o: [])(options)
-    clock = options.get("clock")
-    if isinstance(clock, dict) and clock.get("move_seconds"):
-        setting.append(f"{_seconds(clock['move_seconds'])} a move")
-    return (f"The game starts: {_and(players) if players else 'no players'} at {title}"
-            + (f" ({', '.join(setting)})" if setting else ""))
+    names = [str(s.get("name", "?")) for s in seats]
+    said = [n + (f" (a {s['bot']} bot)" if s.get("bot") else "") for n, s in zip(names, seats, strict=False)]
+    options = _options(p.get("game"), p.get("options") if isinstance(p.get("options"), dict) else {}, names)
+    text = f"The game starts: {joined(said)} at {title}"
+    if options:
+        text += f" ({options})"
+    if p.get("stacked"):
+        text += "; stacked: dealt from a seed or a deck order given at creation"
+    return text
 
 
 def common(event: Event, title: str | None = None) -> str | None:
-    """Words for the referee's own events every game shares (the start, clock,
-    seats, the end by abort or time, the seed), seats by number; None for any other event,
-    which its engine describes."""
+    """Words for the referee's own events every game shares (the start, the clock,
+    seats, the end by abort or time, the seed), seats by number; None for any other
+    event, which its engine describes. ``title``: the game's (its engine's, handed
+    in: this module knows no engine)."""
     if event.actor != "referee" or not isinstance(event.payload, dict):
         return None
     p = event.payload
     if event.type == "game-created":
-        return _created(p, title)
+        return created(p, title)
     if event.type == "seat-timed-out":
-        then = {"remind": "the organiser is told", "autoplay": "the referee moves for them",
+        then = {"remind": "the game waits for them, and the organiser decides what follows",
+                "autoplay": "the referee moves for them",
                 "forfeit": "they lose the game"}.get(p.get("on_timeout"), "")
-        return f"seat {p.get('seat')} ran out of time ({p.get('deadline')}): {then}"
+        return f"seat {p.get('seat')} ran out of time (deadline {moment(p.get('deadline'))}): {then}"
     if event.type == "forfeited":
         return f"seat {p.get('seat')} loses on time"
     if event.type == "seat-replaced":
@@ -138,7 +244,7 @@ def common(event: Event, title: str | None = None) -> str | None:
             return "the organiser removes the clock"
         if p.get("paused"):
             return "the organiser pauses the clock"
-        return f"the clock is set to {_seconds(clock.get('move_seconds', 0))} a move"
+        return f"the clock is set to {_clock(clock)}"
     if event.type == "game-aborted":
         return f"the organiser ends the game: {p.get('reason', '')}".rstrip(": ")
     if event.type == "seed-revealed":

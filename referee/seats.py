@@ -31,6 +31,7 @@ from referee.errors import Forbidden, VersionConflict
 from referee.events import Draft, canonical, utcnow
 from referee.games.base import ADMIN, GameOver, MalformedMove
 from referee.mail import contacts as contactsmod
+from referee.mail import links
 from referee.service import timer_after
 from referee.store import Conflict, DuplicateRequest
 from referee.table import SEAT_REPLACED
@@ -43,7 +44,7 @@ def replace(service, game_id: str, caller, seat, body, idempotency_key: str | No
         raise Forbidden("only the admin token may replace a seat's player")
     if not isinstance(body, dict):
         raise MalformedMove("the body is an object {name, email?, webhook?}", field="body")
-    entry = entries.parse_player(body, 0, service)  # name, email, webhook, bot checked as at creation
+    entry = entries.parse_player(body, None, service, where="")  # checked as at creation, fields as in the body
     bot = entry.get("bot")
     if idempotency_key is not None and (not isinstance(idempotency_key, str) or not 1 <= len(idempotency_key) <= 200
                                         or not idempotency_key.isprintable() or not idempotency_key.isascii()):
@@ -52,6 +53,7 @@ def replace(service, game_id: str, caller, seat, body, idempotency_key: str | No
         rec = service.record(game_id)
         if not isinstance(seat, int) or not 0 <= seat < len(rec.players):
             raise MalformedMove(f"seat must be a number from 0 to {len(rec.players) - 1}", field="seat")
+        entries.check_unique(entry["name"], {i: n for i, n in enumerate(rec.players) if i != seat}, "name")
         table = service.load(game_id, rec)
         if table.over:
             raise GameOver("the game is already over")
@@ -110,9 +112,12 @@ def _rewrite(service, game_id: str, seat: int, entry: dict, token: str, webhook_
     """The record after the replacement: the seat's new token (its old one
     dropped), new name and new contacts (none kept from the old player)."""
     rec = service.record(game_id)
-    tokens = {h: who for h, who in rec.tokens.items() if who != seat}
+    tokens = {h: who for h, who in rec.tokens.items() if who != seat}  # the old link's too
     if not entry.get("bot"):  # a bot's seat has no token: nobody moves for it
         tokens[token_hash(token)] = seat
+    kept_links = dict(rec.extra.get("links", {}))
+    links.register(service, game_id, tokens, kept_links, seat)  # the new player's page link
+    rec.extra = {**rec.extra, "links": kept_links}
     rec.tokens = tokens
     rec.players = [entry["name"] if i == seat else n for i, n in enumerate(rec.players)]
     contact = {k: entry[k] for k in contactsmod.CONTACT_KEYS if k in entry}

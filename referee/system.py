@@ -29,7 +29,7 @@ from __future__ import annotations
 from referee import bots, entries, table, timeouts
 from referee.config import Config
 from referee.leagues import running as leagues
-from referee.mail import contacts, outbox, sending
+from referee.mail import contacts, links, outbox, sending
 from referee.players import accounts, confirmation
 from referee.queue import InlineQueue, make_queue
 from referee.service import GameService
@@ -44,6 +44,8 @@ def wire() -> None:
     entries.register("bot", bots.check_bot)
     entries.register_keeper("contacts", contacts.keep)
     entries.register_resolver("player", accounts.seat_resolver)
+    entries.register_on_tokens("links", lambda service, game_id, tokens: (
+        {"links": found} if (found := links.for_new_game(service, game_id, tokens)) else {}))
     table.use_bots(bots)
     if confirmation.deliver_due not in sending.EVERY_ROUND:  # players' confirmations not yet sent
         sending.EVERY_ROUND.append(confirmation.deliver_due)

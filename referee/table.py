@@ -92,7 +92,13 @@ class Table:
         check_players(eng, len(players))
         options = dict(options or {})
         clock = clockmod.check_clock(options.pop("clock", None))  # every game's, not the engine's
-        opts = eng.setup(options, len(players))
+        try:
+            opts = eng.setup(options, len(players))
+        except RefereeError as err:  # an engine names its option alone ("target"): as in the body
+            field = err.extra.get("field")
+            if isinstance(field, str) and field != "players" and not field.startswith("options"):
+                err.extra["field"] = f"options.{field}"
+            raise
         if clock is not None:
             opts["clock"] = clock
         bots = bots or {}

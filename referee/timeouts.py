@@ -41,6 +41,7 @@ from referee.errors import RefereeError
 from referee.events import utcnow
 from referee.games.base import ADMIN
 from referee.mail import outbox
+from referee.narration import duration
 from referee.queue import JobKind
 
 log = logging.getLogger("referee.timeouts")
@@ -69,14 +70,15 @@ def tick(service, game_id: str, now: str | None = None) -> dict:
             return fired
         fired["timeout"] = seat
         service.queue.enqueue_settle(game_id, version + 1)  # autoplay's move or the forfeit
-        _tell(service, game_id, rec, seat, "timeout", f"{rec.players[seat]} ran out of time "
-              f"({table.clock['on_timeout']})", None)
+        # the seat's (and the organiser's) timeout notice, or the game-over that tells of
+        # it, is the sweep's: written once, after what the timeout led to (outbox.sweep),
+        # which the notices' reaction queues once the game is at rest
         return fired
     for t in timers:
         if t["kind"] == clock.REMINDER and t["at"] <= now:
             left = clock.parse_at(clock.deadline(table.clock, table.since[t["seat"]])) - clock.parse_at(now)
             nid = _tell(service, game_id, rec, t["seat"], "reminder",
-                        f"{_duration(left.total_seconds())} left to move", t["started"])
+                        f"{duration(left.total_seconds())} left to move.", t["started"])
             if nid:
                 fired["reminders"].append(nid)
     service.store.set_timer(game_id, version, clock.next_timer(table, after=now))
@@ -88,17 +90,6 @@ def _tell(service, game_id: str, rec, seat: int, reason: str, note: str, version
     if str(seat) not in rec.extra.get("contacts", {}):
         return None
     return outbox.queue_notice(service, game_id, seat, reason, note, version=version)
-
-
-def _duration(seconds: float) -> str:
-    seconds = max(0, int(seconds))
-    if seconds >= 2 * 86400:
-        return f"{seconds // 86400} days"
-    if seconds >= 2 * 3600:
-        return f"{seconds // 3600} hours"
-    if seconds >= 120:
-        return f"{seconds // 60} minutes"
-    return f"{seconds} seconds"
 
 
 # The clock's job: one waiting per game at a time on RQ (the keeper asks every

@@ -71,10 +71,18 @@ class SpectatorsChange(Strict):
                                       "description": "new URL (a new secret is returned); null stops it"})
 
 
+class OrganiserContact(Schema):
+    email = fields.String(allow_none=True, metadata={"description": "the organiser's address"})
+    webhook = fields.String(allow_none=True, metadata={"description": "the organiser's webhook URL"})
+    webhook_secret = fields.String(metadata={"description": "signs the organiser's webhooks (Standard "
+                                                            "Webhooks): shown once, when a URL is set"})
+
+
 class Contacts(Schema):
     id = fields.String(required=True)
     contacts = fields.List(fields.Nested(Contact), required=True)
     spectators = fields.Nested(SpectatorsHook, metadata={"description": "for the admin only"})
+    organiser = fields.Nested("OrganiserContact", metadata={"description": "for the admin only"})
 
 
 class ContactChange(Strict):
@@ -84,20 +92,27 @@ class ContactChange(Strict):
                                                        "new URL (a new secret is returned); null clears it"})
 
 
+class OrganiserChange(ContactChange):
+    """The organiser's contact: as a seat's (keys given replace, null clears)."""
+
+
 class Notice(Schema):
     id = fields.String(required=True, metadata={
         "description": "GAME.SEAT.VERSION.REASON (and a tag of the mail an answer answers): also the "
                        "e-mail's Message-ID and the webhook-id"})
     seat = fields.Integer(required=True, allow_none=True,
-                          metadata={"description": "null for the spectators' webhook"})
+                          metadata={"description": "null for the spectators' webhook and the organiser"})
+    to = fields.String(required=True, metadata={"enum": ["seat", "spectators", "organiser"]})
     version = fields.Integer(required=True, metadata={"description": "the game's version the notice was written at"})
     reason = fields.String(required=True, metadata={
-        "description": "start, turn, trick, hand, game-over, reminder, timeout, or an answer to a "
-                       "mail: applied, refused, show, help"})
+        "description": "start, turn, trick, hand, game-over, reminder, timeout, undelivered (to the "
+                       "organiser), or an answer to a mail: applied, refused, show, help"})
     state = fields.String(required=True, metadata={
         "enum": ["pending", "sent", "failed"],
-        "description": "pending, sent, or failed (a webhook the address guard refused: not tried again; "
-                       "error says why)"})
+        "description": "pending, sent (on every channel), or failed (only webhooks the address guard "
+                       "refuses were left: not tried again; error says why)"})
+    delivered = fields.List(fields.String(), required=True, metadata={
+        "description": "the channels (email, webhook) that have taken it: a retry sends only the others"})
     attempts = fields.Integer(required=True)
     error = fields.String(required=True, allow_none=True, metadata={"description": "the last delivery's failure"})
     created = fields.String(required=True, metadata={"description": "UTC, ISO 8601"})
@@ -119,6 +134,9 @@ class CreateGame(Strict):
     rated = fields.Boolean(truthy={True}, falsy={False}, metadata={
         "description": "false: the game rates nobody, though every seat is a player "
                        "(docs/players.md); true when left out"})
+    organiser = fields.Dict(keys=fields.String(), metadata={
+        "description": "{email?, webhook?}: the organiser's contact, told of each seat's timeout, the "
+                       "game's end and a notice that cannot be delivered; private like the seats' contacts"})
 
 
 class Seat(Schema):
@@ -155,6 +173,8 @@ class GameCreated(Schema):
         "description": "SHA-256 of the shuffle seed, revealed at the end"})
     spectators = fields.Nested(SpectatorsHook, metadata={
         "description": "when a spectators' webhook was given: its URL and secret (shown once)"})
+    organiser = fields.Nested("OrganiserContact", metadata={
+        "description": "when the organiser's contact was given: it, and a webhook's secret (shown once)"})
 
 
 def Result(**kw):  # noqa: N802 - reads as a type in the schemas below

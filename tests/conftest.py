@@ -138,3 +138,28 @@ def repo_root() -> Path:
     return Path(__file__).resolve().parent.parent
 
 
+
+
+@pytest.fixture
+def smtp(monkeypatch):
+    """A real SMTP server (aiosmtpd) the referee sends its notices to, with the
+    league's mail settings; webhooks to loopback allowed (for ``hooks``)."""
+    from tests.mailtools import SmtpServer
+
+    server = SmtpServer()
+    monkeypatch.setenv("REFEREE_SMTP_URL", server.url)
+    monkeypatch.setenv("REFEREE_MAIL_FROM", "referee@league.example")
+    monkeypatch.setenv("REFEREE_MAIL_DOMAIN", "league.example")
+    monkeypatch.setenv("REFEREE_WEBHOOK_ALLOW_PRIVATE", "1")
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def hooks():
+    """A real HTTP receiver keeping every webhook it is sent."""
+    from tests.mailtools import HookReceiver
+
+    receiver = HookReceiver()
+    yield receiver
+    receiver.stop()

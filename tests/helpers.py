@@ -9,10 +9,11 @@ import random
 class Game:
     """A game created through the API, with its tokens at hand."""
 
-    def __init__(self, client, game: str, players, options=None):
+    def __init__(self, client, game: str, players, options=None, **more):
         self.client = client
         names = players if isinstance(players, list) else [f"p{i}" for i in range(players)]
-        r = client.post("/v1/games", json={"game": game, "players": names, "options": options or {}})
+        # ``more``: other keys of the creation's body (spectators, organiser)
+        r = client.post("/v1/games", json={"game": game, "players": names, "options": options or {}, **more})
         assert r.status_code == 201, r.json
         self.created = r.json
         self.id = r.json["id"]

@@ -101,15 +101,26 @@ def test_the_admin_changes_contacts(client):
     (["Ann", {"name": "Bob", "webhook": "http://[::1]/x"}], "players[1].webhook"),
     (["Ann", {"name": "Bob", "colour": "red"}], "players[1].colour"),
     (["Ann", {"email": "b@example.org"}], "players[1].name"),
-    (["Ann", {"name": ""}], "players"),
-    (["Ann", 7], "players"),
+    (["Ann", {"name": ""}], "players[1].name"),
+    (["Ann", "   "], "players[1].name"),
+    (["Ann", 7], "players[1]"),
+    # two players of one name: "To play: Ann" would not say which
+    (["Ann", "Bob", "ann"], "players[2].name"),
+    (["Ann", {"name": " ANN ", "email": "a2@example.org"}], "players[1].name"),
+    (["Ann", "Bob", "Cy", "bob"], "players[3].name"),
 ])
 def test_bad_players_are_refused_and_create_nothing(client, players, field):
     before = client.get("/v1/games").json["games"]
     r = client.post("/v1/games", json={"game": "king-of-danger", "players": players})
     assert r.status_code == 400, r.json
-    assert r.json["field"].startswith(field), r.json
+    assert r.json["field"] == field, r.json
     assert client.get("/v1/games").json["games"] == before
+
+
+def test_names_are_kept_trimmed():
+    from referee.entries import parse_players
+
+    assert [p["name"] for p in parse_players([" Ann", "Bob  ", {"name": " Cy "}])] == ["Ann", "Bob", "Cy"]
 
 
 def test_private_webhooks_may_be_allowed(client, monkeypatch):

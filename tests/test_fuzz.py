@@ -87,4 +87,4 @@ def test_a_type_that_is_not_a_string_is_malformed(sqlite_app, game, players, kin
     g = Game(sqlite_app.test_client(), game, players, {"seed": "type"})
     seat = g.summary()["to_act"][0]
     r = g.post(seat, {"move": {"type": kind}})
-    assert r.status_code == 400 and r.json["code"] == "malformed" and r.json["field"] == "type"
+    assert r.status_code == 400 and r.json["code"] == "malformed" and r.json["field"] == "move.type"

@@ -423,11 +423,11 @@ def test_on_redis_a_kept_move_is_counted_by_its_append_once(monkeypatch, redis_u
 
 
 @pytest.mark.parametrize(("game", "players", "options", "field"), [
-    ("castle-danger", 2, {"turn_limit": 2**63}, "turn_limit"),
-    ("castle-danger", 2, {"turn_limit": 10_001}, "turn_limit"),
-    ("king-of-danger", 2, {"target": 10**30}, "target"),
-    ("king-of-the-castle", 2, {"first_player": 2**64}, "first_player"),
-    ("kings-keys", 3, {"first_dealer": -2**70}, "first_dealer"),
+    ("castle-danger", 2, {"turn_limit": 2**63}, "options.turn_limit"),
+    ("castle-danger", 2, {"turn_limit": 10_001}, "options.turn_limit"),
+    ("king-of-danger", 2, {"target": 10**30}, "options.target"),
+    ("king-of-the-castle", 2, {"first_player": 2**64}, "options.first_player"),
+    ("kings-keys", 3, {"first_dealer": -2**70}, "options.first_dealer"),
 ])
 def test_option_numbers_out_of_range_are_400_naming_the_option(client, game, players, options, field):
     r = client.post("/v1/games", json={"game": game, "players": [f"p{i}" for i in range(players)],

@@ -14,28 +14,9 @@ from standardwebhooks.webhooks import Webhook, WebhookVerificationError
 
 from referee.mail import outbox, sending
 from tests.helpers import Game
-from tests.mailtools import HookReceiver, SmtpServer
 
 # King of Danger's cards, as its notation writes them
 CARD = re.compile(r"\b(?:[WC][1-7]|Z[1-8]|K[DWCZ])\b")
-
-
-@pytest.fixture
-def smtp(monkeypatch):
-    server = SmtpServer()
-    monkeypatch.setenv("REFEREE_SMTP_URL", server.url)
-    monkeypatch.setenv("REFEREE_MAIL_FROM", "referee@league.example")
-    monkeypatch.setenv("REFEREE_MAIL_DOMAIN", "league.example")
-    monkeypatch.setenv("REFEREE_WEBHOOK_ALLOW_PRIVATE", "1")
-    yield server
-    server.stop()
-
-
-@pytest.fixture
-def hooks():
-    receiver = HookReceiver()
-    yield receiver
-    receiver.stop()
 
 
 @functools.lru_cache(maxsize=4096)
@@ -75,7 +56,7 @@ def test_a_game_by_notice_tells_each_seat_only_its_own(client, service, smtp, ho
     assert {f"<{n['id']}@league.example>" for n in listed} == set(ids)
     for name, seat in (("ann", 0), ("bob", 1)):
         got = smtp.inbox.to(f"{name}@example.org")
-        assert got and "game-over" in got[-1]["Subject"]
+        assert got and "game over" in got[-1]["Subject"]
         for m in got:
             nid = m["Message-ID"].strip("<>").split("@")[0]
             version = int(nid.split(".")[2])
@@ -84,7 +65,7 @@ def test_a_game_by_notice_tells_each_seat_only_its_own(client, service, smtp, ho
             text = m.get_content()
             allowed = set(CARD.findall(seen_by(g, seat, version)))
             assert set(CARD.findall(text)) <= allowed, (text, allowed)
-            assert ("Bob" if seat == 0 else "Ann") in text or "game-over" in m["Subject"]
+            assert ("Bob" if seat == 0 else "Ann") in text or "game over" in m["Subject"]
     # the webhook: every notice of Ann's, signed, the same ids as her mails
     wh = Webhook(secret)
     assert len(hooks.requests) == len(smtp.inbox.to("ann@example.org"))
@@ -93,6 +74,14 @@ def test_a_game_by_notice_tells_each_seat_only_its_own(client, service, smtp, ho
         payload = wh.verify(req["body"], headers)
         assert payload["seat"] == 0 and payload["id"] == headers["webhook-id"]
         assert set(CARD.findall(payload["message"])) <= set(CARD.findall(seen_by(g, 0, payload["version"])))
+    # each seat's page link (a seat token of its own) reaches that seat alone
+    links = {seat: {re.search(r"#token=(\S+)", m.get_content()).group(1) for m in smtp.inbox.to(address)}
+             for seat, address in enumerate(["ann@example.org", "bob@example.org"])}
+    assert all(len(found) == 1 for found in links.values()) and links[0] != links[1]
+    anns, bobs = links[0].pop(), links[1].pop()
+    assert not any(bobs in m.get_content() for m in smtp.inbox.to("ann@example.org"))
+    assert not any(bobs in req["body"].decode() for req in hooks.requests)  # Ann's webhook
+    assert not any(anns in m.get_content() for m in smtp.inbox.to("bob@example.org"))
     # forged: a changed body no longer verifies
     with pytest.raises(WebhookVerificationError):
         bad = hooks.requests[0]
@@ -132,13 +121,23 @@ def test_a_failing_smtp_server_is_retried_with_backoff_and_never_blocks_moves(cl
     now = time.time()
     assert sending.deliver_due(service, now) == 0
     listed = g.get("/notices", "admin").json["notices"]
-    assert listed and all(n["state"] == "pending" and n["attempts"] == 1 and "451" in n["error"]
-                          for n in listed)
+    # each seat's first notice failed (451); its later ones wait behind it, untried,
+    # so that each seat gets its notices in the order they were written
+    firsts = {n["seat"]: n["id"] for n in reversed(listed)}
+    assert listed and all(n["state"] == "pending" for n in listed)
+    for n in listed:
+        if n["id"] in firsts.values():
+            assert n["attempts"] == 1 and "451" in n["error"], n
+        else:
+            assert n["attempts"] == 0 and f"waits for {firsts[n['seat']]}" in n["error"], n
     assert sending.deliver_due(service, now + 1) == 0  # not yet due again: backoff
-    assert all(n["attempts"] == 1 for n in g.get("/notices", "admin").json["notices"])
+    assert all(n["attempts"] <= 1 for n in g.get("/notices", "admin").json["notices"])
     smtp.inbox.failing = False
     assert sending.deliver_due(service, now + outbox.FIRST_RETRY + 1) == len(listed)
     assert len(smtp.inbox.messages) == len(listed)
+    for seat, address in enumerate(["ann@example.org", "bob@example.org"]):  # in the order written
+        assert [m["Message-ID"] for m in smtp.inbox.to(address)] == \
+            [f"<{n['id']}@league.example>" for n in listed if n["seat"] == seat]
     assert sending.deliver_due(service, now + 10_000) == 0
     assert len(smtp.inbox.messages) == len(listed)
 

@@ -207,7 +207,7 @@ def play_by_mail(league, game, players, options):
             assert not re.search(r"\bseat \d\b", happened.split("\n\n")[0], re.I), text
             if m["In-Reply-To"]:
                 answered.add(m["In-Reply-To"])
-            over = over or "game-over" in m["Subject"]
+            over = over or ": game over" in m["Subject"]
             mails.append((seat, m, notice_version(m), text))
         if over:
             time.sleep(0.05)
@@ -336,9 +336,9 @@ def test_every_mail_gets_one_answer_show_help_refusal_and_moves(league):
     got = league.mails_to(mover)
     assert len(got) == 3, [m["Subject"] for m in got]
     answers = {m["In-Reply-To"]: m for m in got[1:]}  # the sender keeps no order between two answers
-    assert "show" in answers["<show-1@x>"]["Subject"]
+    assert "the game as it stands" in answers["<show-1@x>"]["Subject"]
     assert legal_moves(answers["<show-1@x>"].get_content()) == legal_moves(notice.get_content())
-    assert "help" in answers["<help-1@x>"]["Subject"] and "#N" in answers["<help-1@x>"].get_content()
+    assert "how to play by e-mail" in answers["<help-1@x>"]["Subject"] and "#N" in answers["<help-1@x>"].get_content()
     # answers go to the registered address, never to the From line
     assert not league.mails_to("someone@elsewhere.example")
     # a move that is not legal: refused, with its rule and the legal moves, nothing changed

@@ -80,9 +80,12 @@ def test_a_retry_with_the_same_key_replaces_once(client):
     (0, {"name": "X"}, 0, 403, None),
     (0, {"name": "X"}, None, 403, None),
     (5, {"name": "X"}, "admin", 400, "seat"),
-    (0, {"name": ""}, "admin", 400, "players[0].name"),
-    (0, {"name": "X", "email": "nope"}, "admin", 400, None),
-    (0, {"name": "X", "colour": "red"}, "admin", 400, None),
+    (0, {"name": ""}, "admin", 400, "name"),
+    (0, {"name": "   "}, "admin", 400, "name"),
+    # another seat's name, in any case and with spaces about it: two players would read as one
+    (0, {"name": " P1 "}, "admin", 400, "name"),
+    (0, {"name": "X", "email": "nope"}, "admin", 400, "email"),
+    (0, {"name": "X", "colour": "red"}, "admin", 400, "colour"),
     (0, {}, "admin", 400, None),
 ])
 def test_bad_replacements_change_nothing(client, seat, body, who, status, field):

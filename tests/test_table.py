@@ -66,7 +66,7 @@ def test_an_explicit_deck_with_copies_reports_only_what_is_wrong():
     assert "missing ['a']" in err.value.detail and "extra ['b']" in err.value.detail
     with pytest.raises(BadOptions) as err:
         check_deck({"deck": [["a", "a", "b"], ["a", "b"]]}, "deck", cards)
-    assert err.value.extra["field"] == "deck" and "deck[1]" in err.value.detail
+    assert err.value.extra["field"] == "deck[1]" and "deck[1]" in err.value.detail
 
 
 def test_a_sealed_event_cannot_be_changed_through_its_payload_objects():

@@ -71,7 +71,7 @@ def test_a_reminder_is_queued_once_and_names_the_time_left(client, service):
             timeouts.tick(service, g.id)
     reminders = [n for n in outbox.outbox_of(service).of_game(g.id) if n["reason"] == "reminder"]
     assert len(reminders) == 1 and reminders[0]["seat"] == seat
-    assert reminders[0]["body"]["note"] == "9 minutes left to move"
+    assert reminders[0]["body"]["note"] == "9 minutes 59 seconds left to move."
     assert reminders[0]["body"]["deadline"] == at(3600)
 
 
@@ -137,7 +137,9 @@ def test_on_timeout_forfeit_ends_the_game_with_that_seat_losing(client, service)
     s = g.summary()
     assert s["status"] == "finished"
     assert s["result"]["winners"] == [1 - seat]
-    assert s["result"]["reason"] == f"seat {seat} ran out of time"
+    assert s["result"]["reason"] == f"{['Ann', 'Bob'][seat]} ran out of time"  # in names for people
+    logged = [e for e in events(g) if e["type"] == "forfeited"][0]["payload"]["result"]["reason"]
+    assert logged == f"seat {seat} ran out of time"  # the log keeps seats by number
     kinds = [(e["type"], e["actor"]) for e in events(g)[-3:]]
     assert kinds == [("seat-timed-out", "referee"), ("forfeited", "referee"), ("seed-revealed", "referee")]
     assert service.store.timer(g.id) is None
@@ -290,8 +292,8 @@ def test_the_log_in_words_says_who_ran_out_of_time_by_name(client, service):
     with freeze_time(at(7200)):
         timeouts.tick(service, g.id)
     lines = [line["text"] for line in client.get(f"/v1/games/{g.id}/log").json["lines"]]
-    assert "the clock is set to 2 hours a move" in lines
-    assert f"{name} ran out of time ({at(7200)}): they lose the game" in lines
+    assert "the clock is set to 2 hours a move, a seat out of time loses" in lines
+    assert f"{name} ran out of time (deadline Sunday 1 March 2026, 12:00 UTC): they lose the game" in lines
     assert f"{name} loses on time" in lines
     assert "the referee reveals the seed: every deal can now be checked" in lines
 

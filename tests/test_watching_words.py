@@ -112,7 +112,7 @@ FIRST_LINES = [
     ("king-of-danger", ["Ann", "Bob", "Cy"], {},
      "The game starts: Ann, Bob and Cy at King of Danger (target 31)"),
     ("king-of-danger", ["Ann", {"name": "Robo", "bot": "basic"}], {"target": 20, "clock": {"move_seconds": 86400}},
-     "The game starts: Ann and Robo (a bot) at King of Danger (target 20, 1 day a move)"),
+     "The game starts: Ann and Robo (a basic bot) at King of Danger (target 20, 1 day a move)"),
     ("castle-danger", ["Ann", "Bob"], {"variant": "hidden-danger", "edition": "3rd", "turn_limit": 25},
      "The game starts: Ann and Bob at Castle Danger (3rd edition, Hidden Danger, a draw after 25 turns each)"),
     ("king-of-the-castle", ["Ann", "Bob", "Cy"], {"squires": "letters"},
@@ -138,4 +138,5 @@ def test_the_first_line_keeps_a_given_deck_hidden(client):
     g = Game(client, "king-of-danger", ["Ann", "Bob", "Cy"], {"deck": deck})
     for who in (None, 0):
         line = g.get("/log", who).json["lines"][0]["text"]
-        assert line == "The game starts: Ann, Bob and Cy at King of Danger (target 31)"
+        assert line == ("The game starts: Ann, Bob and Cy at King of Danger (target 31); stacked: dealt "
+                        "from a seed or a deck order given at creation")

@@ -43,16 +43,37 @@ def problem(status: int, code: str, detail: str, **extra):
     return resp
 
 
+def path(prefix: str, key) -> str:
+    """A field's name as every refusal writes it: ``options.target``, ``players[1]``,
+    ``players[0].name`` (a list's items by index in brackets, an object's keys after a dot)."""
+    if isinstance(key, int) or (isinstance(key, str) and key.isdigit()):
+        return f"{prefix}[{key}]"
+    return f"{prefix}.{key}" if prefix else str(key)
+
+
 def first_field(messages, prefix="") -> tuple[str, str]:
     """The first field named in marshmallow's error messages, and its message."""
     if isinstance(messages, dict):
         for key, sub in messages.items():
             if key == "_schema":
                 return first_field(sub, prefix)
-            return first_field(sub, f"{prefix}.{key}" if prefix else str(key))
+            return first_field(sub, path(prefix, key))
     if isinstance(messages, list) and messages:
         return first_field(messages[0], prefix) if not isinstance(messages[0], str) else (prefix or "body", messages[0])
     return prefix or "body", str(messages)
+
+
+def allowed(schema, field: str) -> list[str]:
+    """The fields the object holding ``field`` may have, by the schema (empty when
+    the schema does not say: an open object, a list's item)."""
+    parts = field.split(".")
+    for part in parts[:-1]:
+        nested = getattr(schema, "fields", {}).get(part) if schema is not None else None
+        schema = getattr(nested, "schema", None)
+    fields = getattr(schema, "fields", None)
+    if not fields:
+        return []
+    return sorted(f.data_key or name for name, f in fields.items() if not f.dump_only)
 
 
 def install(app: Flask) -> None:
@@ -69,14 +90,21 @@ def install(app: Flask) -> None:
         field, msg = first_field(err.messages)
         return problem(400, "malformed", f"{field}: {msg}", field=field)
 
+    def schema_refusal(messages, schema):
+        field, msg = first_field(messages)
+        if msg == "Unknown field.":  # say which fields there are
+            known = allowed(schema, field)
+            if known:
+                msg = f"unknown field; the fields are {', '.join(known)}"
+        return problem(400, "malformed", f"{field}: {msg}", field=field)
+
     @app.errorhandler(HTTPException)
     def http_error(err: HTTPException):
         code = HTTP_CODES.get(err.code, "malformed" if err.code == 400 else "internal")
         messages = getattr(err, "data", {}).get("messages") if hasattr(err, "data") else None
         if messages:  # webargs' validation errors, reported on the field they name
             for location in messages.values():
-                field, msg = first_field(location)
-                return problem(400, "malformed", f"{field}: {msg}", field=field)
+                return schema_refusal(location, err.data.get("schema"))
         resp = problem(err.code or 500, code, err.description or err.name)
         allow = dict(err.get_headers()).get("Allow")
         if allow:  # RFC 9110: a 405 says which methods the resource has

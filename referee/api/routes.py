@@ -15,6 +15,7 @@ from referee.api.openapi import PUBLIC, TOKEN, TOKEN_OR_NONE, binary, refusals
 from referee.caller import Caller
 from referee.errors import Unauthenticated
 from referee.games import engine as engine_by_name
+from referee.games.base import RefereeError
 from referee.service import GameService
 from schemas.moves import request_examples
 
@@ -78,7 +79,7 @@ def create_game(args):
     Options: the game's own (docs/api.md lists them), plus `seed` (a reproducible private
     game) or an explicit deck order, either of which marks the game `stacked`."""
     created = service().create(args["game"], args["players"], args["options"], args.get("spectators"),
-                               rated=args.get("rated", True))
+                               rated=args.get("rated", True), organiser=args.get("organiser"))
     metrics.games_created.labels(args["game"]).inc()
     return created
 
@@ -140,8 +141,16 @@ def moves(args, game_id):
     """Submit a move, several (all or nothing) or text in the game's notation."""
     who = caller(game_id, kept=True)  # the record kept from this game's last move may do
     # the rate counters, when the limiter left them to the append (referee/api/limits.py)
-    answer = service().submit(game_id, who, args, request.headers.get("Idempotency-Key"),
-                              g.get("referee_tally"))
+    try:
+        answer = service().submit(game_id, who, args, request.headers.get("Idempotency-Key"),
+                                  g.get("referee_tally"))
+    except RefereeError as err:
+        in_body(err, args)
+        if who.record is not None:  # "it is Bob's turn", as the page and notices say it
+            from referee.narration import named
+
+            err.detail = named(err.detail, who.record.players)
+        raise
     # The answer has MoveResult's shape already (tests/test_api.py holds it to
     # that over random games): made JSON as flask-smorest would after dumping it
     # through the schema, a walk that changes nothing and is the busiest
@@ -149,6 +158,31 @@ def moves(args, game_id):
     response = current_app.json.response(answer)
     response.status_code = 201
     return response
+
+
+# The fields of a move request itself; any other field a refusal names is a move's own
+MOVE_REQUEST = ("move", "moves", "text", "expected_version", "body", "Idempotency-Key")
+
+
+def in_body(err, body: dict) -> None:
+    """Name a refused move's field as a path in the request body, as every refusal
+    does: an engine names it inside the move (``card``), the client wrote
+    ``move.card`` or, in a batch, ``moves[2].card`` (and a move written as text,
+    ``text``)."""
+    field = err.extra.get("field")
+    if not isinstance(field, str) or not isinstance(body, dict):
+        return
+    index = err.extra.get("index", 0)
+    if field == "move" and "moves" in body:
+        err.extra["field"] = f"moves[{index}]"
+    elif field.split(".")[0].split("[")[0] in MOVE_REQUEST:
+        return
+    elif "move" in body:
+        err.extra["field"] = f"move.{field}"
+    elif "moves" in body:
+        err.extra["field"] = f"moves[{index}].{field}"
+    elif "text" in body:
+        err.extra["field"] = "text"
 
 
 @blp.route("/games/<game_id>/events", methods=["GET"])
@@ -327,6 +361,22 @@ def change_spectators(args, game_id):
     from referee.mail import contacts as contactsmod
 
     return contactsmod.change_spectators(service(), game_id, caller(game_id), args)
+
+
+@blp.route("/games/<game_id>/organiser", methods=["PUT"])
+@blp.arguments(s.OrganiserChange())
+@blp.response(200, s.OrganiserContact)
+@blp.doc(operationId="changeOrganiser", security=TOKEN)
+@refusals(blp, 400, 401, 403, 404, 413, 415, 429)
+@timed("contacts")
+def change_organiser(args, game_id):
+    """Set or change the organiser's contact (admin token only), as a seat's: keys
+    given replace, null clears, keys left out stay. It is told of each seat's
+    timeout, the game's end and a notice that cannot be delivered. A new webhook
+    URL gets a new `webhook_secret`, shown once."""
+    from referee.mail import contacts as contactsmod
+
+    return contactsmod.change_organiser(service(), game_id, caller(game_id), args)
 
 
 @blp.route("/games/<game_id>/notices", methods=["GET"])

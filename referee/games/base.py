@@ -76,7 +76,6 @@ def resign_result(state: GameState, seat: int, scores: list) -> dict:
 
 
 _SPLIT = re.compile(r"[;\n]+")
-_SEAT = re.compile(r"\b[Ss]eat (\d+)\b")
 
 
 class Engine:
@@ -175,13 +174,9 @@ class Engine:
         """``describe`` with the players' names for seat numbers ("Ann plays Z5"),
         for notices, pages and replays. Hand it the event as the reader may see it
         (``redact``ed): it says nothing the payload does not."""
-        def name(m: re.Match) -> str:
-            n = int(m.group(1))
-            return names[n] if 0 <= n < len(names) else m.group(0)
+        from referee.narration import common, named
 
-        from referee.narration import common
-
-        return _SEAT.sub(name, common(event, self.title) or self.describe(event))
+        return named(common(event, self.title) or self.describe(event), names)
 
     def describe(self, event: Event) -> str:
         """One line saying what an event was, seats by number (see ``narrate``)."""
@@ -298,11 +293,17 @@ def check_players(engine: Engine, players: int) -> None:
                          field="players")
 
 
+# The options every game takes beside its own (checked by the service, never by an engine)
+COMMON_OPTIONS = ("seed", "clock")
+
+
 def check_option_names(options: dict, allowed, title: str) -> None:
-    """Refuse an option the game does not have, naming it and the ones it has."""
+    """Refuse an option the game does not have, naming it and every one it has
+    (its own and those every game takes)."""
     unknown = sorted(set(options) - set(allowed))
     if unknown:
-        raise BadOptions(f"{title} has no option {unknown[0]!r}; its options: {', '.join(sorted(allowed))}",
+        every = sorted({*allowed, *COMMON_OPTIONS})
+        raise BadOptions(f"{title} has no option {unknown[0]!r}; its options: {', '.join(every)}",
                          field=unknown[0])
 
 
@@ -354,7 +355,7 @@ def check_deck(options: dict, key: str, cards: list[str]) -> None:
     for i, deck in enumerate(decks):
         where = f"{key}[{i}]" if decks is given else key
         if not isinstance(deck, list) or not all(isinstance(c, str) for c in deck):
-            raise BadOptions(f"{where} must be a list of card codes", field=key)
+            raise BadOptions(f"{where} must be a list of card codes", field=where)
         if sorted(deck) != sorted(cards):
             # Counter differences, so decks with several copies of a card (King of
             # the Castle's events) report only what is really missing or extra.
@@ -362,4 +363,4 @@ def check_deck(options: dict, key: str, cards: list[str]) -> None:
             missing = sorted((want - got).elements())
             extra = sorted((got - want).elements())
             raise BadOptions(f"{where} must hold each of the {len(cards)} cards exactly as the game's deck"
-                             f" does (missing {missing}, extra {extra})", field=key)
+                             f" does (missing {missing}, extra {extra})", field=where)

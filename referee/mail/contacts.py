@@ -88,11 +88,14 @@ def contacts_of(entries: list[dict]) -> tuple[dict[str, dict], dict[int, str]]:
 
 
 def keep(entries: list[dict], asked: dict) -> tuple[dict, dict[int, dict], dict]:
-    """What a new game keeps of its seats' contacts and of its spectators' webhook
-    (``asked["spectators"]``), for referee/entries.py: the record's private part
-    (``contacts``, ``spectators``), each seat's answer fields (its contacts, and its
-    webhook secret shown this once), and the answer's own (the spectators' secret)."""
+    """What a new game keeps of its seats' contacts, of its spectators' webhook
+    (``asked["spectators"]``) and of its organiser's contact (``asked["organiser"]``),
+    for referee/entries.py: the record's private part (``contacts``, ``spectators``,
+    ``organiser``), each seat's answer fields (its contacts, and its webhook secret
+    shown this once), and the answer's own (the spectators' and the organiser's,
+    secrets shown this once)."""
     watchers = parse_spectators(asked.get("spectators"))
+    organiser = parse_organiser(asked.get("organiser"))
     kept, secrets_once = contacts_of(entries)
     seats = {}
     for seat, entry in enumerate(entries):
@@ -104,8 +107,10 @@ def keep(entries: list[dict], asked: dict) -> tuple[dict, dict[int, dict], dict]
             shown["webhook_secret"] = secrets_once[seat]
         if shown:
             seats[seat] = shown
-    extra = ({"contacts": kept} if kept else {}) | ({"spectators": watchers} if watchers else {})
-    return extra, seats, ({"spectators": watchers} if watchers else {})
+    extra = (({"contacts": kept} if kept else {}) | ({"spectators": watchers} if watchers else {})
+             | ({"organiser": organiser} if organiser else {}))
+    answer = ({"spectators": watchers} if watchers else {}) | ({"organiser": organiser} if organiser else {})
+    return extra, seats, answer
 
 
 def public_contact(contact: dict | None) -> dict:
@@ -135,6 +140,7 @@ def contacts(service, game_id: str, caller) -> dict:
                                        for i in seats]}
     if _owns(caller):
         out["spectators"] = public_spectators(rec.extra.get("spectators"))
+        out["organiser"] = public_contact(rec.extra.get("organiser"))
     return out
 
 
@@ -143,35 +149,49 @@ def change(service, game_id: str, caller, seat, body: dict) -> dict:
     left out stay. A new webhook URL gets a new secret, shown in this answer once."""
     if not _owns(caller):
         raise Forbidden("only the admin token may change a seat's contacts")
-    if not isinstance(body, dict):
-        raise MalformedMove("the body is an object {email, webhook}", field="body")
-    for key in body:
-        if key not in CONTACT_KEYS:
-            raise MalformedMove(f"unknown contact field {key!r}; a contact has email and webhook", field=key)
+    check_keys(body, "")
     with service._lock(game_id):
         rec = service.record(game_id)
         if not isinstance(seat, int) or not 0 <= seat < len(rec.players):
             raise MalformedMove(f"seat must be a number from 0 to {len(rec.players) - 1}", field="seat")
-        contact = dict(rec.extra.get("contacts", {}).get(str(seat), {}))
-        checked = {"email": check_email(body["email"], "email")} if "email" in body else {}
-        if "webhook" in body:
-            checked["webhook"] = check_webhook(body["webhook"], "webhook")
-        secret = None
-        for key, value in checked.items():
-            if value is None:
-                contact.pop(key, None)
-            else:
-                contact[key] = value
-        if "webhook" not in contact:
-            contact.pop("webhook_secret", None)
-        elif checked.get("webhook") is not None:
-            contact["webhook_secret"] = secret = new_webhook_secret()
+        contact, secret = merged(rec.extra.get("contacts", {}).get(str(seat), {}), body)
         set_contact(rec, seat, contact)
         service.store.put_record(rec)
     out = {"seat": seat, "name": rec.players[seat], **public_contact(contact)}
     if secret is not None:
         out["webhook_secret"] = secret
     return out
+
+
+def check_keys(body, where: str) -> None:
+    """A contact's body is an object of CONTACT_KEYS: anything else is refused by name."""
+    if not isinstance(body, dict):
+        raise MalformedMove("a contact is an object {email, webhook}", field=where or "body")
+    for key in body:
+        if key not in CONTACT_KEYS:
+            raise MalformedMove(f"unknown contact field {key!r}; a contact has email and webhook",
+                                field=f"{where}.{key}" if where else key)
+
+
+def merged(kept: dict | None, body: dict, where: str = "") -> tuple[dict, str | None]:
+    """``kept`` changed by ``body`` (keys given replace, null clears, keys left out
+    stay) and checked, and the new webhook's secret when a URL is set (else None)."""
+    contact = dict(kept or {})
+    at = (lambda key: f"{where}.{key}") if where else (lambda key: key)
+    checked = {"email": check_email(body["email"], at("email"))} if "email" in body else {}
+    if "webhook" in body:
+        checked["webhook"] = check_webhook(body["webhook"], at("webhook"))
+    secret = None
+    for key, value in checked.items():
+        if value is None:
+            contact.pop(key, None)
+        else:
+            contact[key] = value
+    if "webhook" not in contact:
+        contact.pop("webhook_secret", None)
+    elif checked.get("webhook") is not None:
+        contact["webhook_secret"] = secret = new_webhook_secret()
+    return contact, secret
 
 
 def set_contact(rec, seat: int, contact: dict) -> None:
@@ -224,4 +244,43 @@ def change_spectators(service, game_id: str, caller, body: dict) -> dict:
     out = public_spectators(kept)
     if kept:
         out["webhook_secret"] = kept["webhook_secret"]
+    return out
+
+
+# ---- the organiser's contact ----------------------------------------------------------
+# One per game, given by the admin like a seat's: it hears what the organiser must
+# act on (a seat's timeout, the game's end, a notice that cannot be delivered),
+# written from what an onlooker may see (an organiser may also be a player).
+
+
+def parse_organiser(value) -> dict | None:
+    """``{email?, webhook?}`` given at creation, checked, with a new webhook's
+    secret; None when not given or empty."""
+    if value is None:
+        return None
+    check_keys(value, "organiser")
+    contact, _ = merged({}, value, "organiser")
+    return contact or None
+
+
+def change_organiser(service, game_id: str, caller, body: dict) -> dict:
+    """The admin sets or changes the organiser's contact, as a seat's is changed:
+    keys given replace, null clears, keys left out stay; a new webhook URL gets a
+    new secret, shown in this answer once."""
+    if not _owns(caller):
+        raise Forbidden("only the admin token may change the organiser's contact")
+    check_keys(body, "")
+    with service._lock(game_id):
+        rec = service.record(game_id)
+        contact, secret = merged(rec.extra.get("organiser"), body)
+        extra = dict(rec.extra)
+        if contact:
+            extra["organiser"] = contact
+        else:
+            extra.pop("organiser", None)
+        rec.extra = extra
+        service.store.put_record(rec)
+    out = public_contact(contact)
+    if secret is not None:
+        out["webhook_secret"] = secret
     return out

@@ -76,6 +76,13 @@ def receive(service, raw: bytes, recipients: list[str] | None = None, mail_from:
     msg = reading.parse(raw)
     why = loops.automatic(msg, mail_from)
     if why is not None:
+        if why.startswith("bounce"):  # one of our notices came back: the organiser hears of it
+            from referee.mail import sending
+
+            try:
+                sending.bounced(service, raw)
+            except Exception:  # a courtesy: the bounce is dropped all the same
+                pass
         return {"ignored": why}
     got = reading.read(raw, recipients, msg=msg)
     who = seat_of(service, got)
@@ -97,8 +104,11 @@ def receive(service, raw: bytes, recipients: list[str] | None = None, mail_from:
                                 "('help' explains)", field="body")
         result = service.submit(game_id, who, body, "mail:" + key)
     except RefereeError as err:
+        from referee.narration import named
+
         rule = err.extra.get("rule") or err.extra.get("field") or err.code
-        err.answered = _answer(service, who, "refused", f"Refused ({rule}): {err.detail}", key, mid)
+        said = named(err.detail, who.record.players)  # "it is Bob's turn", not "seat 1's"
+        err.answered = _answer(service, who, "refused", f"Refused ({rule}): {said}", key, mid)
         raise
     from referee.games import engine as engine_by_name
 

@@ -6,59 +6,64 @@ restart, two processes sweeping at once) stores it once, and the e-mail carries
 that id as its Message-ID. A notice is written whole when it is queued: what
 happened since the seat's last notice (the log's events redacted for that seat,
 described in words), the seat's own text view, its legal moves in text notation
-and its deadline. Nothing in it comes from anything but what that seat may see.
+and its deadline. Nothing in it comes from anything but what that seat may see
+(the spectators' webhook and the organiser: what an onlooker may see).
 
-``queue_notice`` is the call other features use (a clock's reminder or timeout);
-``sweep`` queues the notices the log makes due (a seat to act, the game over);
-``referee.mail.sending`` delivers what is due, retrying with backoff.
+``queue_notice`` is the call other features use (a clock's reminder, an answer to
+a mail); ``sweep`` queues the notices the log makes due (a seat to act, a seat out
+of time, the game over, the organiser's); ``referee.mail.sending`` delivers what
+is due, each channel on its own, retrying with backoff; ``referee.mail.words``
+writes it as its reader gets it.
 """
 
 from __future__ import annotations
 
-import json
 import os
-import sqlite3
-import threading
 import time
 
+from referee import narration
 from referee.appended import Appended
 from referee.caller import Caller
 from referee.errors import Forbidden, MalformedMove
-from referee.events import Event
+from referee.events import Event, utcnow
 from referee.games.base import ADMIN
+from referee.mail.outbox_store import RedisOutbox, SqliteOutbox
 from referee.queue import JobKind
 
 REASONS = ("start", "turn", "trick", "hand", "game-over", "reminder", "timeout",
            # answers to a mail (referee/mail/inbound.py)
-           "applied", "refused", "show", "help")
+           "applied", "refused", "show", "help",
+           # to the organiser: a seat's notice could not be delivered (referee/mail/sending.py)
+           "undelivered")
 # Events after which every seat hears what happened, its turn or not.
 TRICK_ENDS = ("trick-won", "trick-set-aside")
 HAND_ENDS = ("hand-scored", "hand-forfeited")
 # Backoff for a failed delivery: 30 s, doubling, at most an hour between tries.
 FIRST_RETRY, LONGEST_RETRY = 30.0, 3600.0
 
-SQLITE_SCHEMA = """
-CREATE TABLE IF NOT EXISTS notices (
-    id TEXT PRIMARY KEY, game_id TEXT NOT NULL, seat INTEGER NOT NULL, version INTEGER NOT NULL,
-    reason TEXT NOT NULL, body TEXT NOT NULL, created REAL NOT NULL,
-    state TEXT NOT NULL, attempts INTEGER NOT NULL, next_try REAL NOT NULL, error TEXT)
-    WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS notices_game ON notices (game_id, created);
-CREATE INDEX IF NOT EXISTS notices_due ON notices (state, next_try);
-CREATE TABLE IF NOT EXISTS notice_cursors (
-    game_id TEXT NOT NULL, seat INTEGER NOT NULL, version INTEGER NOT NULL,
-    PRIMARY KEY (game_id, seat)) WITHOUT ROWID;
-"""
-
-
-# The seat number the spectators' webhook has in the outbox (ids, cursors)
+# The seat numbers the spectators' webhook and the organiser have in the outbox
+# (ids, cursors): both are told what an onlooker may see
 SPECTATORS = -1
+ORGANISER = -2
+AUDIENCE = {SPECTATORS: "spectators", ORGANISER: "organiser"}
+# A notice's channels, in the order they are tried
+CHANNELS = ("email", "webhook")
 
 
 def has_channel(extra: dict) -> bool:
-    """Whether a game's record names anyone to tell: a seat's contact or the
-    spectators' webhook (games without one are never swept)."""
-    return bool(extra.get("contacts") or extra.get("spectators"))
+    """Whether a game's record names anyone to tell: a seat's contact, the
+    spectators' webhook or the organiser (games without one are never swept)."""
+    return bool(extra.get("contacts") or extra.get("spectators") or extra.get("organiser"))
+
+
+def contact_of(extra: dict, seat: int) -> dict:
+    """Where a notice to ``seat`` goes now: its contact, the spectators' webhook
+    or the organiser's contact (``{}``: nowhere)."""
+    if seat == SPECTATORS:
+        return extra.get("spectators") or {}
+    if seat == ORGANISER:
+        return extra.get("organiser") or {}
+    return extra.get("contacts", {}).get(str(seat), {})
 
 
 # ---- following the games ----------------------------------------------------------------
@@ -86,151 +91,6 @@ def notice_id(game_id: str, seat: int, version: int, reason: str) -> str:
     return f"{game_id}.{seat}.{version}.{reason}"
 
 
-class SqliteOutbox:
-    """Notices in the game store's own SQLite file (tables of their own)."""
-
-    def __init__(self, path: str):
-        self.path = path
-        self._local = threading.local()
-        self._conn().executescript(SQLITE_SCHEMA)
-
-    def _conn(self):
-        conn = getattr(self._local, "conn", None)
-        if conn is None:
-            conn = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
-            conn.execute("PRAGMA busy_timeout=30000")
-            self._local.conn = conn
-        return conn
-
-    def put(self, n: dict) -> bool:
-        cur = self._conn().execute(
-            "INSERT OR IGNORE INTO notices VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', 0, ?, NULL)",
-            (n["id"], n["game"], n["seat"], n["version"], n["reason"], json.dumps(n["body"]),
-             n["created"], n["created"]))
-        return cur.rowcount == 1
-
-    def _row(self, r) -> dict:
-        return {"id": r[0], "game": r[1], "seat": r[2], "version": r[3], "reason": r[4],
-                "body": json.loads(r[5]), "created": r[6], "state": r[7], "attempts": r[8],
-                "next_try": r[9], "error": r[10]}
-
-    def of_game(self, game_id: str) -> list[dict]:
-        rows = self._conn().execute("SELECT * FROM notices WHERE game_id = ? ORDER BY created, id",
-                                    (game_id,)).fetchall()
-        return [self._row(r) for r in rows]
-
-    def due(self, now: float, limit: int = 100) -> list[dict]:
-        rows = self._conn().execute("SELECT * FROM notices WHERE state = 'pending' AND next_try <= ? "
-                                    "ORDER BY next_try LIMIT ?", (now, limit)).fetchall()
-        return [self._row(r) for r in rows]
-
-    def mark(self, nid: str, state: str, attempts: int, next_try: float, error: str | None) -> None:
-        self._conn().execute("UPDATE notices SET state = ?, attempts = ?, next_try = ?, error = ? "
-                             "WHERE id = ?", (state, attempts, next_try, error, nid))
-
-    def claim(self, notice: dict, until: float) -> bool:
-        cur = self._conn().execute("UPDATE notices SET next_try = ? WHERE id = ? AND state = 'pending' "
-                                   "AND next_try = ?", (until, notice["id"], notice["next_try"]))
-        return cur.rowcount == 1
-
-    def secret(self) -> str:
-        import secrets
-
-        conn = self._conn()
-        conn.execute("CREATE TABLE IF NOT EXISTS referee_secrets (name TEXT PRIMARY KEY, value TEXT NOT NULL)")
-        conn.execute("INSERT OR IGNORE INTO referee_secrets VALUES ('mail', ?)", (secrets.token_hex(32),))
-        return conn.execute("SELECT value FROM referee_secrets WHERE name = 'mail'").fetchall()[0][0]
-
-    def cursor(self, game_id: str, seat: int) -> int:
-        rows = self._conn().execute("SELECT version FROM notice_cursors WHERE game_id = ? AND seat = ?",
-                                    (game_id, seat)).fetchall()
-        return rows[0][0] if rows else 0
-
-    def advance(self, game_id: str, seat: int, version: int) -> None:
-        self._conn().execute(
-            "INSERT INTO notice_cursors VALUES (?, ?, ?) ON CONFLICT (game_id, seat) "
-            "DO UPDATE SET version = max(version, excluded.version)", (game_id, seat, version))
-
-
-class RedisOutbox:
-    """Notices in Redis: a hash per notice, a sorted set per game, one of due ids."""
-
-    def __init__(self, r):
-        self.r = r
-
-    def _k(self, game_id: str, what: str) -> str:
-        return f"{{g:{game_id}}}:{what}"
-
-    def put(self, n: dict) -> bool:
-        key = self._k(n["game"], "notice:" + n["id"])
-        fields = {"id": n["id"], "game": n["game"], "seat": n["seat"], "version": n["version"],
-                  "reason": n["reason"], "body": json.dumps(n["body"]), "created": n["created"],
-                  "state": "pending", "attempts": 0, "next_try": n["created"], "error": ""}
-        if not self.r.hsetnx(key, "id", n["id"]):
-            return False
-        self.r.hset(key, mapping=fields)
-        self.r.zadd(self._k(n["game"], "notices"), {n["id"]: n["created"]})
-        self.r.zadd("referee:notices-due", {f"{n['game']}|{n['id']}": n["created"]})
-        return True
-
-    def _get(self, game_id: str, nid: str) -> dict | None:
-        h = self.r.hgetall(self._k(game_id, "notice:" + nid))
-        if not h:
-            return None
-        h = {k.decode(): v.decode() for k, v in h.items()}
-        return {"id": h["id"], "game": h["game"], "seat": int(h["seat"]), "version": int(h["version"]),
-                "reason": h["reason"], "body": json.loads(h["body"]), "created": float(h["created"]),
-                "state": h["state"], "attempts": int(h["attempts"]), "next_try": float(h["next_try"]),
-                "error": h["error"] or None}
-
-    def of_game(self, game_id: str) -> list[dict]:
-        ids = [i.decode() for i in self.r.zrange(self._k(game_id, "notices"), 0, -1)]
-        return [n for n in (self._get(game_id, i) for i in ids) if n]
-
-    def due(self, now: float, limit: int = 100) -> list[dict]:
-        out = []
-        for member in self.r.zrangebyscore("referee:notices-due", "-inf", now, start=0, num=limit):
-            game_id, _, nid = member.decode().partition("|")
-            n = self._get(game_id, nid)
-            if n and n["state"] == "pending":
-                out.append(n)
-        return out
-
-    def mark(self, nid: str, state: str, attempts: int, next_try: float, error: str | None) -> None:
-        game_id = nid.split(".", 1)[0]
-        self.r.hset(self._k(game_id, "notice:" + nid),
-                    mapping={"state": state, "attempts": attempts, "next_try": next_try, "error": error or ""})
-        member = f"{game_id}|{nid}"
-        if state == "pending":
-            self.r.zadd("referee:notices-due", {member: next_try})
-        else:
-            self.r.zrem("referee:notices-due", member)
-
-    def claim(self, notice: dict, until: float) -> bool:
-        # one claimer per notice and attempt: SET NX on a key named after both
-        key = self._k(notice["game"], f"claim:{notice['id']}:{notice['attempts']}:{notice['next_try']}")
-        if not self.r.set(key, 1, nx=True, ex=int(until - time.time()) + 1 if until > time.time() else 1):
-            return False
-        self.mark(notice["id"], "pending", notice["attempts"], until, notice["error"])
-        return True
-
-    def secret(self) -> str:
-        import secrets
-
-        self.r.set("referee:mail-secret", secrets.token_hex(32), nx=True)
-        return self.r.get("referee:mail-secret").decode()
-
-    def cursor(self, game_id: str, seat: int) -> int:
-        got = self.r.hget(self._k(game_id, "notice-cursors"), str(seat))
-        return int(got) if got else 0
-
-    def advance(self, game_id: str, seat: int, version: int) -> None:
-        # max(old, new) without a script: a cursor only moves forward
-        key = self._k(game_id, "notice-cursors")
-        if version > self.cursor(game_id, seat):
-            self.r.hset(key, str(seat), version)
-
-
 def outbox_of(service):
     """The outbox beside the service's store (kept on the service, made once)."""
     box = getattr(service, "_outbox", None)
@@ -242,12 +102,16 @@ def outbox_of(service):
 
 
 def compose(service, game_id: str, seat: int, reason: str, note: str | None = None) -> dict:
-    """A notice's content for ``seat``, from what that seat may see only."""
+    """A notice's content for ``seat``, from what that seat may see only (the
+    spectators and the organiser: what an onlooker may see)."""
     box = outbox_of(service)
-    who = Caller(None if seat == SPECTATORS else seat)  # the spectators see what an onlooker sees
+    onlooker = seat in AUDIENCE
+    who = Caller(None if onlooker else seat)
     rec = service.record(game_id)
     view = service.view(game_id, who)
     since = box.cursor(game_id, seat)
+    if seat == ORGANISER:  # told now and then: the last few events are enough
+        since = max(since, view["version"] - narration.LOOK_BACK)
     happened = []
     with service._lock(game_id):
         table = service.load(game_id, rec)
@@ -262,12 +126,16 @@ def compose(service, game_id: str, seat: int, reason: str, note: str | None = No
             except Exception:  # a description is a courtesy; the view below is the truth
                 happened.append(f"{ev['type']}")
     legal = service.legal(game_id, who)["text"] if seat in view["to_act"] else []
-    name = "spectators" if seat == SPECTATORS else rec.players[seat]
-    return {"game": game_id, "game_type": rec.game, "seat": None if seat == SPECTATORS else seat, "name": name,
+    return {"game": game_id, "game_type": rec.game, "title": engine.title,
+            "seat": None if onlooker else seat, "to": AUDIENCE.get(seat, "seat"),
+            "name": AUDIENCE[seat] if onlooker else rec.players[seat],
             "players": rec.players, "version": view["version"], "status": view["status"],
             "reason": reason, "note": note, "happened": happened, "text": view["text"],
             "legal": legal, "to_act": [rec.players[s] for s in view["to_act"]],
-            "deadline": view.get("deadline"), "result": view["result"]}
+            "deadline": view.get("deadline"), "overdue": any(d["overdue"] for d in view.get("deadlines", [])
+                                                             if onlooker or d["seat"] == seat),
+            "result": view["result"], "winners": [rec.players[s] for s in (view["result"] or {}).get("winners", [])],
+            "written": utcnow()}
 
 
 def queue_notice(service, game_id: str, seat: int, reason: str, note: str | None = None,
@@ -285,7 +153,7 @@ def queue_notice(service, game_id: str, seat: int, reason: str, note: str | None
     if reason not in REASONS:
         raise ValueError(f"reason must be one of {REASONS}")
     rec = service.record(game_id)
-    if not isinstance(seat, int) or not (0 <= seat < len(rec.players) or seat == SPECTATORS):
+    if not isinstance(seat, int) or not (0 <= seat < len(rec.players) or seat in AUDIENCE):
         raise MalformedMove(f"seat must be a number from 0 to {len(rec.players) - 1}", field="seat")
     body = compose(service, game_id, seat, reason, note)
     nid = notice_id(game_id, seat, body["version"] if version is None else version, reason)
@@ -301,31 +169,56 @@ def queue_notice(service, game_id: str, seat: int, reason: str, note: str | None
 
 
 def sweep(service, game_id: str) -> list[str]:
-    """Queue the notices the log makes due: each seat to act that has had no notice
-    at this version, and every seat once the game is over. Safe to run any number of
-    times (after each move, at start-up, after a crash): ids make it idempotent."""
+    """Queue the notices the log makes due, one per seat and per change it should
+    hear of, written after every event it tells of: each seat to act that has had
+    no notice at this version; a seat whose time ran out (its ``timeout``, after
+    the referee's move for it when the clock plays for it); every seat and the
+    organiser once the game is over (a forfeit on time included: one notice, its
+    timeout told in it); the organiser of each seat's timeout. Safe to run any
+    number of times (after each move, at start-up, after a crash): ids make it
+    idempotent."""
+    from referee.table import SEAT_TIMED_OUT
+
     summary = service.summary(game_id)
+    over = summary["status"] in ("finished", "aborted")
+    if not over and summary["status"] != "active":
+        return []  # a referee step is due: its own sweep follows, once it is written
     made = []
     box = outbox_of(service)
     extra = service.record(game_id).extra
     told = extra.get("contacts", {})  # seats with a channel
-    over = summary["status"] in ("finished", "aborted")
     cursors = {seat: box.cursor(game_id, seat) for seat in range(len(summary["players"])) if str(seat) in told}
-    if extra.get("spectators"):
-        cursors[SPECTATORS] = box.cursor(game_id, SPECTATORS)
-    behind = [c for c in cursors.values() if c < summary["version"]]
-    # event types only (never payloads): did a trick or a hand end since a cursor?
-    types = {ev.seq: ev.type for ev in service.store.events(game_id, after=min(behind))} if behind else {}
+    for seat in AUDIENCE:
+        if contact_of(extra, seat):
+            cursors[seat] = box.cursor(game_id, seat)
+    version = summary["version"]
+    behind = [c for c in cursors.values() if c < version]
+    # event types (and whose time ran out), never a seat's hidden payload
+    changes = [(ev.seq, ev.type, ev.payload if ev.type == SEAT_TIMED_OUT else None)
+               for ev in service.store.events(game_id, after=min(behind))] if behind else []
+    names = summary["players"]
     for seat, since in cursors.items():
-        if since >= summary["version"]:
+        if since >= version:
             continue
-        ended = {t for seq, t in types.items() if seq > since}
+        ended = {t for seq, t, _ in changes if seq > since}
+        timed_out = [p for seq, t, p in changes if seq > since and p is not None]
+        note = None
         if over:
             reason = "game-over"
-        elif summary["status"] != "active":
-            continue  # a referee step is due: its own sweep follows
+        elif seat == ORGANISER:
+            if not timed_out:
+                box.advance(game_id, seat, version)  # nothing for the organiser: read no further back
+                continue
+            reason, note = "timeout", organiser_note(game_id, timed_out, names)
         elif seat == SPECTATORS:
             reason = "turn"  # onlookers hear of every change, whoever is to act
+        elif any(p.get("seat") == seat for p in timed_out):
+            reason = "timeout"
+            note = {"remind": "You may still move: the game waits for you, and the organiser decides "
+                              "what follows (waiting longer, giving your seat to someone else, or "
+                              "ending the game).",
+                    "autoplay": "The referee made a move for you (below); your time starts again."
+                    }.get(next(p for p in timed_out if p.get("seat") == seat).get("on_timeout"))
         elif seat in summary["to_act"]:
             reason = "turn"
         elif since == 0:
@@ -336,8 +229,26 @@ def sweep(service, game_id: str) -> list[str]:
             reason = "trick"
         else:
             continue
-        made.append(queue_notice(service, game_id, seat, reason))
+        made.append(queue_notice(service, game_id, seat, reason, note))
     return made
+
+
+def organiser_note(game_id: str, timed_out: list[dict], names: list[str]) -> str:
+    """What the organiser is told of seats out of time, and what they may do."""
+    from referee import narration
+
+    lines = []
+    for p in timed_out:
+        seat = p.get("seat")
+        who = names[seat] if isinstance(seat, int) and 0 <= seat < len(names) else f"seat {seat}"
+        said = f"{who} ran out of time (deadline {narration.moment(p.get('deadline'))})"
+        if p.get("on_timeout") == "autoplay":
+            lines.append(f"{said}: the referee moved for them.")
+        else:
+            lines.append(f"{said}. The game waits for {who}: you may wait, give the seat to someone "
+                         f"else (POST /v1/games/{game_id}/seats/{seat}/replace) or end the game "
+                         f"(POST /v1/games/{game_id}/abort).")
+    return "\n".join(lines)
 
 
 def backoff(attempts: int) -> float:
@@ -381,7 +292,8 @@ def listing(service, game_id: str, caller) -> dict:
         raise Forbidden("only the admin token may list a game's notices")
     return {"id": game_id, "notices": [
         {k: n[k] for k in ("id", "version", "reason", "state", "attempts", "error")}
-        | {"seat": None if n["seat"] == SPECTATORS else n["seat"]}
+        | {"seat": None if n["seat"] in AUDIENCE else n["seat"], "to": AUDIENCE.get(n["seat"], "seat"),
+           "delivered": n.get("done", [])}
         | {"created": _iso(n["created"]), "next_try": _iso(n["next_try"]) if n["state"] == "pending" else None}
         for n in outbox_of(service).of_game(game_id)]}
 

@@ -15,10 +15,12 @@ drop duplicates.
 
 from __future__ import annotations
 
+import email.policy
 import hashlib
 import hmac
 import json
 import os
+import re
 import smtplib
 import threading
 import time
@@ -27,8 +29,10 @@ from email.message import EmailMessage
 from email.utils import formatdate
 from urllib.parse import urlsplit
 
-from referee.mail import outbox, webhooks
+from referee.mail import links, outbox, webhooks, words
+from referee.mail.secret import mail_secret  # noqa: F401 - where others find it too
 
+MAIL_POLICY = email.policy.default.clone(max_line_length=998)
 LEASE = 120.0  # seconds a claimed notice is left to its sender before another may try
 
 
@@ -42,15 +46,6 @@ def settings() -> dict:
     return {"smtp": os.environ.get("REFEREE_SMTP_URL", ""),
             "from": os.environ.get("REFEREE_MAIL_FROM", "referee@localhost"),
             "domain": os.environ.get("REFEREE_MAIL_DOMAIN", "localhost")}
-
-
-def mail_secret(service) -> bytes:
-    """The server secret that keys reply addresses: REFEREE_MAIL_SECRET if set, else
-    one generated once and kept in the store (so every process and restart agrees)."""
-    env = os.environ.get("REFEREE_MAIL_SECRET")
-    if env:
-        return env.encode()
-    return outbox.outbox_of(service).secret().encode()
 
 
 def reply_key(service, game_id: str, seat: int) -> str:
@@ -79,46 +74,36 @@ def reply_address(service, game_id: str, seat: int) -> str:
     return f"referee+{game_id}.{seat}.{reply_key(service, game_id, seat)}@{settings()['domain']}"
 
 
-def notice_text(body: dict) -> str:
-    """The notice as plain text: what happened, the view, the moves, the deadline."""
-    lines = [f"{body['name']}, game {body['game']} ({body['game_type']}), version {body['version']}."]
-    headline = {"start": "The game has begun.", "trick": "A trick was taken.", "hand": "A hand is over.",
-                "turn": "It is your turn.", "game-over": "The game is over.",
-                "reminder": "Reminder: it is your turn.", "timeout": "Your time ran out.",
-                "refused": "Your mailed move was refused.", "show": "The game as it stands.",
-                "applied": "Your mailed move was applied.", "help": "How to play by e-mail."}
-    lines.append(headline.get(body["reason"], body["reason"]))
-    if body.get("note"):
-        lines.append(body["note"])
-    if body["happened"]:
-        lines += ["", "Since your last notice:"] + [f"  {h}" for h in body["happened"]]
-    lines += ["", body["text"].rstrip()]
-    if body["legal"]:
-        lines += ["", "Your legal moves:"] + [f"  {m}" for m in body["legal"]]
-        lines += ["", f"Reply with your moves on the first lines (add #{body['version']} to apply "
-                      "them only at this version); 'show' resends this notice, 'help' explains."]
-    elif body["to_act"] and body["status"] == "active":
-        lines += ["", "Waiting for: " + ", ".join(body["to_act"])]
-    if body.get("deadline"):
-        lines.append(f"Your deadline: {body['deadline']}")
-    return "\n".join(lines) + "\n"
+def notice_text(body: dict, link: str | None = None) -> str:
+    """The notice as plain text (referee/mail/words.py)."""
+    return words.notice_text(body, link)
 
 
-def email_of(service, notice: dict, to: str) -> EmailMessage:
+def email_of(service, notice: dict, to: str, link: str | None = None) -> EmailMessage:
     s = settings()
     body = notice["body"]
-    msg = EmailMessage()
-    msg["From"] = s["from"]
+    # Lines up to SMTP's own limit: a subject folded by the 78-column rule may start
+    # with a blank (Python folds before a last word that does not fit), and the text
+    # stays plain 7- or 8-bit, its page link unbroken for any reader
+    msg = EmailMessage(policy=MAIL_POLICY)
+    msg["From"] = words.from_header()
     msg["To"] = to
-    msg["Reply-To"] = reply_address(service, notice["game"], notice["seat"])
-    msg["Subject"] = f"[{notice['game']}] {body['game_type']}: {body['reason']} (version {body['version']})"
+    if notice["seat"] >= 0:  # a seat's reply address; the organiser's mail is no seat's
+        msg["Reply-To"] = reply_address(service, notice["game"], notice["seat"])
+    msg["Subject"] = words.subject(body)
     msg["Message-ID"] = f"<{notice['id']}@{s['domain']}>"
     msg["Date"] = formatdate(localtime=False)
     msg["Auto-Submitted"] = "auto-generated"  # RFC 3834: no auto-replies to notices
     if body.get("in_reply_to"):  # an answer to a player's mail: threaded under it
         msg["In-Reply-To"] = msg["References"] = body["in_reply_to"]
-    msg.set_content(notice_text(body))
+    msg.set_content(words.notice_text(body, link))
     return msg
+
+
+def webhook_payload(notice: dict, link: str | None) -> dict:
+    body = notice["body"]
+    return {"type": f"notice.{notice['reason']}", "id": notice["id"], **body,
+            "subject": words.subject(body), "link": link, "message": words.notice_text(body, link)}
 
 
 def send_email(msg: EmailMessage) -> None:
@@ -145,45 +130,184 @@ def send_webhook(url: str, secret: str, notice: dict, payload: dict) -> None:
         "webhook-timestamp": str(ts), "webhook-signature": signature,
         "user-agent": "castle-referee"}, timeout=15)
     if not 200 <= status < 300:  # (a redirect too: it is not followed)
-        raise RuntimeError(f"webhook answered {status}")
+        raise WebhookAnswered(status)
 
 
-def deliver(service, notice: dict) -> None:
-    """Send one notice on each of its seat's channels (raises on a failure). A
-    refused webhook (WebhookRefused, raised last) does not keep the e-mail back."""
-    rec = service.record(notice["game"])
-    if notice["seat"] == outbox.SPECTATORS:
-        contact = rec.extra.get("spectators") or {}
+# A channel failing this many attempts in a row (or refused for good at once: an
+# SMTP 5xx, a webhook's 4xx) is reported to the organiser, once per address
+TELL_ORGANISER_AFTER = 5
+
+
+class WebhookAnswered(RuntimeError):
+    """A webhook's receiver answered, but not 2xx (a redirect too: it is not followed)."""
+
+    def __init__(self, status: int):
+        super().__init__(f"webhook answered {status}")
+        self.status = status
+
+
+def send(service, notice: dict, channel: str, contact: dict, link: str | None) -> None:
+    """Send ``notice`` on one channel (raises on a failure)."""
+    if channel == "email":
+        send_email(email_of(service, notice, contact["email"], link))
     else:
-        contact = rec.extra.get("contacts", {}).get(str(notice["seat"]), {})
-    if contact.get("email"):
-        send_email(email_of(service, notice, contact["email"]))
-    if contact.get("webhook"):
-        send_webhook(contact["webhook"], contact["webhook_secret"], notice,
-                     {"type": f"notice.{notice['reason']}", "id": notice["id"], **notice["body"],
-                      "message": notice_text(notice["body"])})
+        send_webhook(contact["webhook"], contact["webhook_secret"], notice, webhook_payload(notice, link))
+
+
+def deliver(service, notice: dict, box=None, now: float | None = None) -> list[str]:
+    """Send one notice on each channel of its seat that has not taken it yet,
+    recording each at once as it is taken (the last one by the notice's being
+    marked sent, when all went well), so a retry sends only what failed (an
+    e-mail the SMTP server accepted is never sent again because the webhook beside
+    it answered 503). A channel waits while an earlier notice of the same seat
+    has not gone out on it, so each channel gets a seat's notices in order.
+    Returns the failures (``[]``: every channel has it); ``notice["done"]`` is then
+    every channel that has it."""
+    box = box or outbox.outbox_of(service)
+    now = time.time() if now is None else now
+    rec = service.record(notice["game"])
+    contact = outbox.contact_of(rec.extra, notice["seat"])
+    owed = [c for c in outbox.CHANNELS if contact.get(c) and c not in notice["done"]]
+    if not owed:
+        return []
+    waiting = {}
+    for earlier in box.pending_before(notice):
+        for channel in owed:
+            if channel not in earlier["done"]:
+                waiting.setdefault(channel, earlier)
+    link = links.seat_page(service, rec, notice["seat"])
+    failures = []
+    done = list(notice["done"])
+    for channel in owed:
+        if channel in waiting:
+            failures.append({"channel": channel, "waiting": waiting[channel]})
+            continue
+        try:
+            send(service, notice, channel, contact, link)
+        except webhooks.WebhookRefused as err:  # the address guard: never sent, not worth a retry
+            failures.append({"channel": channel, "error": str(err), "for_good": True, "refused": True,
+                             "address": contact[channel]})
+            continue
+        except Exception as err:  # a failing SMTP server or webhook: later, with backoff
+            failures.append({"channel": channel, "error": f"{type(err).__name__}: {err}",
+                             "for_good": refused_for_good(err), "address": contact[channel]})
+            continue
+        done.append(channel)
+        if channel != owed[-1] or failures:  # (else the caller marks the whole notice sent next)
+            box.delivered(notice["id"], done)
+    notice["done"] = done
+    return failures
+
+
+def refused_for_good(err: Exception) -> bool:
+    """Whether a delivery was refused in a way retrying will not mend (an SMTP 5xx,
+    a webhook's 4xx but 408 and 429, a webhook URL no longer allowed)."""
+    from referee.games.base import RefereeError
+
+    code = getattr(err, "smtp_code", None)
+    if isinstance(err, smtplib.SMTPRecipientsRefused):
+        code = min((c for c, _ in err.recipients.values()), default=None)
+    if isinstance(err, WebhookAnswered):
+        return 400 <= err.status < 500 and err.status not in (408, 429)
+    return isinstance(err, RefereeError) or (isinstance(code, int) and code >= 500)
+
+
+def tell_organiser(service, game_id: str, seat: int, channel: str, address: str, why: str) -> str | None:
+    """Queue the organiser's ``undelivered`` notice about ``seat``'s ``channel``,
+    once per address (named by it), if the game has an organiser to tell."""
+    import hashlib
+
+    rec = service.record(game_id)
+    if seat == outbox.ORGANISER or not outbox.contact_of(rec.extra, outbox.ORGANISER):
+        return None
+    who = "the spectators' webhook" if seat == outbox.SPECTATORS else f"{rec.players[seat]}'s {channel}"
+    change = (f"PUT /v1/games/{game_id}/spectators" if seat == outbox.SPECTATORS
+              else f"PUT /v1/games/{game_id}/contacts/{seat}")
+    note = (f"A notice to {who} ({address}) could not be delivered: {why[:300]}. It is tried again, "
+            f"to the address given then: to change it, {change}.")
+    tag = hashlib.sha256(f"{seat}|{channel}|{address}".encode()).hexdigest()[:12]
+    return outbox.queue_notice(service, game_id, outbox.ORGANISER, "undelivered", note, version=0, tag=tag)
+
+
+def waited(earlier: dict, now: float) -> float:
+    """When a notice waiting behind ``earlier`` is tried again. One never tried and
+    failed is due or being sent by another sender this moment (its next try then
+    says when that sender's claim lapses, not when it is done): a second. One that
+    failed: with its own next try, at most a first retry's wait later (it may be
+    being retried now)."""
+    if not earlier["attempts"]:
+        return now + 1
+    return min(earlier["next_try"], now + outbox.backoff(1))
+
+
+# A notice's Message-ID as a bounce quotes it: <GAME.SEAT.VERSION.REASON[.TAG]@domain>
+NOTICE_ID = re.compile(rb"<([A-Za-z0-9]{6,32})\.(\d{1,2})\.\d{1,10}\.[a-z-]{3,20}(?:\.[0-9a-f]{1,16})?@")
+
+
+def bounced(service, raw: bytes) -> str | None:
+    """A bounce came back for a seat's notice: tell the organiser (once per
+    address), naming the seat and the address it was sent to. The bounce itself
+    is never answered (referee/mail/loops.py)."""
+    m = NOTICE_ID.search(raw)
+    if m is None:
+        return None
+    game_id, seat = m.group(1).decode(), int(m.group(2))
+    try:
+        rec = service.record(game_id)
+    except Exception:  # no such game: a bounce of something else
+        return None
+    address = outbox.contact_of(rec.extra, seat).get("email") if seat < len(rec.players) else None
+    if not address:
+        return None
+    return tell_organiser(service, game_id, seat, "email", address, "the mail system sent it back (a bounce)")
 
 
 def deliver_due(service, now: float | None = None, limit: int = 100) -> int:
-    """Deliver every notice due now; return how many were sent. Safe to run in
-    several processes at once: each notice is claimed before it is sent."""
+    """Deliver every notice due now; return how many went out on every channel.
+    Safe to run in several processes at once: each notice is claimed before it is
+    sent."""
     box = outbox.outbox_of(service)
     now = time.time() if now is None else now
     sent = 0
     for notice in box.due(now, limit):
         if not box.claim(notice, now + lease()):
             continue
-        attempts = notice["attempts"] + 1
         try:
-            deliver(service, notice)
-        except webhooks.WebhookRefused as err:  # no later try would be let through either
-            box.mark(notice["id"], "failed", attempts, now, f"webhook refused: {err}"[:500])
+            failures = deliver(service, notice, box, now)
+        except Exception as err:  # the store away for a moment, a game gone: later
+            failures = [{"channel": "all", "error": f"{type(err).__name__}: {err}", "for_good": False}]
+        if not failures:
+            box.mark(notice["id"], "sent", notice["attempts"] + 1, now, None, notice["done"])
+            sent += 1
             continue
-        except Exception as err:  # a failing SMTP server or webhook: later, with backoff
-            box.mark(notice["id"], "pending", attempts, now + outbox.backoff(attempts), f"{type(err).__name__}: {err}"[:500])
+        if all(f.get("refused") for f in failures):
+            # Only webhooks the guard refuses are left: no later try would be let
+            # through either (the other channels have the notice).
+            box.mark(notice["id"], "failed", notice["attempts"] + 1, now,
+                     "; ".join(f"webhook refused: {f['error']}" for f in failures)[:500],
+                     notice["done"])
+            for f in failures:
+                try:
+                    tell_organiser(service, notice["game"], notice["seat"], f["channel"], f["address"], f["error"])
+                except Exception:  # a courtesy: never stops the sender
+                    pass
             continue
-        box.mark(notice["id"], "sent", attempts, now, None)
-        sent += 1
+        failed = [f for f in failures if "error" in f]
+        if failed:  # a real failure: backoff
+            attempts = notice["attempts"] + 1
+            next_try = now + outbox.backoff(attempts)
+        else:  # only waiting behind an earlier notice: tried again once that one may be gone
+            attempts = notice["attempts"]
+            next_try = max(now + 1, min(waited(f["waiting"], now) for f in failures))
+        error = "; ".join(f"{f['channel']}: {f['error']}" if "error" in f else
+                          f"{f['channel']}: waits for {f['waiting']['id']}" for f in failures)
+        box.mark(notice["id"], "pending", attempts, next_try, error[:500])
+        for f in failed:
+            if f.get("address") and (f["for_good"] or attempts >= TELL_ORGANISER_AFTER):
+                try:
+                    tell_organiser(service, notice["game"], notice["seat"], f["channel"], f["address"], f["error"])
+                except Exception:  # telling the organiser is a courtesy: never stops the sender
+                    pass
     return sent
 
 

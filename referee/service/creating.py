@@ -36,7 +36,8 @@ class Creating:
     """GameService's part that makes new games (see referee/service/__init__.py)."""
 
     def create(self, game: str, players: list, options: dict | None = None, spectators: dict | None = None,
-               rated: bool = True, game_id: str | None = None, extra_more: dict | None = None) -> dict:
+               rated: bool = True, game_id: str | None = None, extra_more: dict | None = None,
+               organiser: dict | None = None) -> dict:
         # ``game_id`` and ``extra_more`` are for the referee's own callers (a league names
         # its games and marks them in their private record), never for a client.
         # Players are names or objects {name, email, webhook, bot}: only the names
@@ -52,7 +53,7 @@ class Creating:
                 raise MalformedMove("a player takes one seat of a game", field=f"players[{i}].player")
         if not isinstance(rated, bool):
             raise MalformedMove("rated is true or false", field="rated")
-        extra, shown, shown_once = entriesmod.keep(entries, {"spectators": spectators})
+        extra, shown, shown_once = entriesmod.keep(entries, {"spectators": spectators, "organiser": organiser})
         extra = {**extra, **(extra_more or {})}
         if not isinstance(game, str):
             raise MalformedMove("game must be a string", field="game")
@@ -76,6 +77,7 @@ class Creating:
         tokens = {token_hash(s["token"]): s["seat"] for s in seats if "token" in s} | {token_hash(admin): ADMIN}
         # a seated player's own token acts for the seat too (referee/entries.py resolvers)
         tokens |= {e["token_hash"]: i for i, e in enumerate(entries) if e.get("token_hash") and i not in bots}
+        extra |= entriesmod.on_tokens(self, game_id, tokens)  # e.g. each seat's page link in notices
         record = GameRecord(game_id, game, created.at, list(players), tokens, seed,
                             status=table.status, version=1, salt_key=salt_key,
                             extra=extra)
@@ -88,5 +90,5 @@ class Creating:
         out = {"id": game_id, "game": game, "options": self._public_options(table, ADMIN),
                "version": now.version, "status": now.status, "seats": seats, "admin_token": admin,
                "seed_commitment": table.seed_commitment}
-        out.update(shown_once)  # the spectators' webhook with its secret, shown this once
+        out.update(shown_once)  # the spectators' webhook, the organiser's: secrets shown this once
         return out

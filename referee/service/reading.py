@@ -40,7 +40,8 @@ class Reading:
             table = self.load(game_id, rec)
             return {"id": game_id, "game": rec.game, "options": self._public_options(table, None),
                     "status": table.status, "version": table.seq, "to_act": table.to_act(),
-                    "players": rec.players, "scores": table.scores(), "result": table.state.result,
+                    "players": rec.players, "scores": table.scores(),
+                    "result": narration.named_result(table.state.result, rec.players),
                     "stacked": table.stacked, **deadlines(table, None)}
 
     def view(self, game_id: str, caller: Caller, at: int | None = None) -> dict:
@@ -54,6 +55,8 @@ class Reading:
                 if at < table.seq:
                     table = Table.replay(self.store.events(game_id, limit=at), owned=True)
             body = table.engine.view(table.state, caller.viewer)
+            if isinstance(body, dict) and body.get("result"):  # its reason in names, as below
+                body = {**body, "result": narration.named_result(body["result"], rec.players)}
             # (event 1, the game's creation, is never a move: the tail starts after it)
             after = max(1, table.seq - narration.LOOK_BACK)
             tail = self.store.events(game_id, after=after, limit=table.seq - after) if table.seq > 1 else []
@@ -63,7 +66,7 @@ class Reading:
                     "to_act": table.to_act(), "seat": caller.seat,
                     "viewer": "admin" if caller.viewer == ADMIN else
                     ("spectator" if caller.viewer is None else "seat"),
-                    "result": table.state.result, "view": body,
+                    "result": narration.named_result(table.state.result, rec.players), "view": body,
                     "text": narration.with_last_move(table.engine.render(table.state, caller.viewer), recent),
                     **deadlines(table, caller.seat)}
 

@@ -14,7 +14,7 @@ import math
 
 from flask import render_template
 
-from referee.games.base import _SEAT  # the pattern narrate puts names for
+from referee import narration
 from referee.games.castle_danger import board as cd_board
 from referee.web import measure
 
@@ -36,7 +36,7 @@ def names(players) -> list[str]:
 
 def named(text: str, who: list[str]) -> str:
     """An engine's sentence ("seat 1 wins") with the players' names."""
-    return _SEAT.sub(lambda m: who[int(m.group(1))] if int(m.group(1)) < len(who) else m.group(0), str(text))
+    return narration.named(str(text), who)
 
 
 def outcome(result, who: list[str], aborted: bool = False) -> dict | None:

@@ -312,7 +312,7 @@ def test_refusals_through_the_api_are_problem_json_and_change_nothing(tmp_path):
         assert r.json["code"] == "illegal-move" and r.json["rule"] == rule
         assert g.summary()["version"] == version
     r = g.post(0, {"move": {"type": "offer-draw", "to": "b1"}})
-    assert r.status_code == 400 and r.json["field"] == "to"
+    assert r.status_code == 400 and r.json["field"] == "move.to"
     assert g.post(0, {"text": "offer draw"}).status_code == 201
     assert g.summary()["to_act"] == [1]
     assert g.legal(1) == ANSWERS

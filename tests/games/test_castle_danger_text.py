@@ -198,7 +198,7 @@ def test_render_third_edition_and_game_over():
     assert lines[:2] == ["Castle Danger, 3rd edition", "Turn 1 of Red (seat 0, p0): 6 moves left"]
     act(t, 0, "fire b3 b8")
     assert CD.render(t.state, 1).splitlines()[1] == \
-        "Game over: seat 0's Cannon on b3 hit seat 1's King on b8"
+        "Game over: p0's Cannon on b3 hit p1's King on b8"
 
 
 def test_turn_limit_shown():

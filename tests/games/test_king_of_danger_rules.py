@@ -55,7 +55,7 @@ def test_options_defaults():
     ({"first_dealer": -1}, "first_dealer"),
     ({"deck": list(DECK)[:-1]}, "deck"),
     ({"deck": list(DECK)[:-1] + ["W1"]}, "deck"),
-    ({"deck": [list(DECK), list(DECK)[1:]]}, "deck"),
+    ({"deck": [list(DECK), list(DECK)[1:]]}, "deck[1]"),
     ({"deck": "W1 W2"}, "deck"),
     ({"deck": []}, "deck"),
     ({"follow_suit": "table"}, "options.follow_suit"),

@@ -38,7 +38,7 @@ def test_options_defaults_and_refusals():
     for opts, fld in [({"colour": 1}, "colour"), ({"wild_cards": "yes"}, "wild_cards"),
                       ({"first_dealer": 3}, "first_dealer"), ({"first_dealer": True}, "first_dealer"),
                       ({"deck": NATURALS[:-1]}, "deck"), ({"deck": NATURALS, "wild_cards": True}, "deck"),
-                      ({"deck": "R1A"}, "deck"), ({"deck": [NATURALS, ["R1A"]]}, "deck"),
+                      ({"deck": "R1A"}, "deck"), ({"deck": [NATURALS, ["R1A"]]}, "deck[1]"),
                       ({"wild_stands_for": "held"}, "options.wild_stands_for"),
                       ({"wild_stands_for": True}, "options.wild_stands_for")]:
         with pytest.raises(BadOptions) as err:

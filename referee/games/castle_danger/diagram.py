@@ -7,6 +7,7 @@ half a turn round); spectators and the admin see seat 0's orientation.
 from __future__ import annotations
 
 from referee.games.castle_danger import board
+from referee.narration import named
 
 LEGEND = ("K King  Z Wizard  B Builder  C Cannon  ' fired  ? hidden  # wall  "
           "* fire  o portal  ~ river  : sand  . grass")
@@ -59,7 +60,7 @@ def render(view: dict, names: list[str], viewer) -> str:
     seat = view["turn"]
     who = f"{view['colours'][seat].capitalize()} (seat {seat}, {names[seat]})"
     if view["result"] is not None:
-        lines.append(f"Game over: {view['result']['reason']}")
+        lines.append(f"Game over: {named(view['result']['reason'], names)}")
     elif view.get("turn_over"):
         # the turn just ended: it is the one counted last, and nobody moves yet
         limit = f" of {view['turn_limit']}" if view["turn_limit"] else ""

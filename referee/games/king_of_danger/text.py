@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from referee.events import Event
 from referee.games.king_of_danger.cards import KING_NAMES
+from referee.narration import named
 
 _BY = {"king-of-danger": "the King of Danger", "king-condition": "a King whose condition holds",
        "highest": "the highest card"}
@@ -25,7 +26,7 @@ def render(view: dict) -> str:
     lines.append(f"Trackers: {_row(names, view['trackers'])}")
     if view["result"]:
         winners = ", ".join(names[s] for s in view["result"]["winners"])
-        lines.append(f"Game over: {winners} won ({view['result']['reason']})")
+        lines.append(f"Game over: {winners} won ({named(view['result']['reason'], names)})")
         return "\n".join(lines)
     if view["phase"] != "play":
         lines.append(f"Waiting for the referee ({view['phase']})")

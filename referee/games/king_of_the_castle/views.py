@@ -5,6 +5,7 @@ from __future__ import annotations
 from referee.games.base import ADMIN, open_to_all
 from referee.games.king_of_the_castle.cards import ATTRIBUTES, POSTS, SQUIRES
 from referee.games.king_of_the_castle.kingdom import castle_level
+from referee.narration import named
 
 
 def _sees_all(state, viewer) -> bool:
@@ -131,7 +132,7 @@ def render(state, viewer) -> str:
     elif state.stage == "play" and state.turn is not None:
         lines.append(f"{names[state.turn]} to play (turn {state.turns_taken[state.turn] + 1})")
     if state.result:
-        lines.append(f"Game over: {state.result['reason']}; scores {state.result['scores']}")
+        lines.append(f"Game over: {named(state.result['reason'], names)}; scores {state.result['scores']}")
     return "\n".join(lines)
 
 

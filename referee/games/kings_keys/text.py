@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from referee.events import Event
+from referee.narration import named
 
 
 def _cards(cards) -> str:
@@ -20,7 +21,7 @@ def render(view: dict, names: list[str]) -> str:
              + f", dealer {names[view['dealer']]}"]
     if view["result"]:
         r = view["result"]
-        lines.append(f"Game over: {r['reason']}")
+        lines.append(f"Game over: {named(r['reason'], names)}")
     lines.append(f"Field: {_field(view['field'])}")
     if view["drawn"]:
         lines.append(f"Turned up from the pile, waiting for a choice: {view['drawn']}")
@@ -33,7 +34,7 @@ def render(view: dict, names: list[str]) -> str:
         lines.append(f"Your hand: {_cards(view['hand'])}")
     if "hands" in view:
         for s, h in enumerate(view["hands"]):
-            lines.append(f"Hand of seat {s}: {_cards(h)}")
+            lines.append(f"{names[s]}'s hand: {_cards(h)}")
     return "\n".join(lines)
 
 
