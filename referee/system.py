@@ -13,7 +13,9 @@ wired here, never named by the service:
   (referee/mail/outbox.py), and its job;
 * clocks: the keeper's ``tick`` job (referee/timeouts.py);
 * players (referee/players): a seat given as ``{"player": ID}`` (an entry
-  resolver), and the confirmation messages the background sender retries.
+  resolver), the confirmation messages the background sender retries, each
+  player's index of current games (a reaction on a game's creation) and the
+  ``ratings`` job a game's end or a seat's new holder queues.
 
 A new reaction (ratings, a league's next round) is one more ``subscribe`` and,
 if it works in a job, one more ``register`` here. The API app, ``referee
@@ -27,7 +29,7 @@ from __future__ import annotations
 from referee import bots, entries, table, timeouts
 from referee.config import Config
 from referee.mail import contacts, outbox, sending
-from referee.players import accounts, confirmation
+from referee.players import accounts, confirmation, following
 from referee.queue import InlineQueue, make_queue
 from referee.service import GameService
 from referee.store import Store, open_store
@@ -55,7 +57,16 @@ def assemble(store: Store, queue=None, **options) -> GameService:
     queue.register(timeouts.TICK)
     service = GameService(store, queue, **options)
     service.followers.subscribe("notices", outbox.follow(service))
+    subscribe_players(service)
     return service
+
+
+def subscribe_players(service: GameService) -> None:
+    """The player layer following games: each player's index of current games, and
+    a finished game's ratings (referee/players/following.py)."""
+    service.queue.register(following.RATINGS)
+    service.followers.subscribe("player-seats", following.seats(service))
+    service.followers.subscribe("ratings", following.ratings(service))
 
 
 def build(config: Config | None = None) -> GameService:

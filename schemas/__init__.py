@@ -169,7 +169,10 @@ class ReplaceSeat(Schema):
     class Meta:
         unknown = INCLUDE
 
-    name = fields.Raw(required=True, metadata={"description": "the new player's name, 1 to 100 characters"})
+    name = fields.Raw(metadata={"description": "the new player's name, 1 to 100 characters (required "
+                                              "unless `player` is given)"})
+    player = fields.Raw(metadata={"description": "a registered player's id, alone: the seat takes the "
+                                                "player's name and contacts, and the player's token acts for it"})
     email = fields.Raw(metadata={"description": "the new player's e-mail address (private)"})
     webhook = fields.Raw(metadata={"description": "the new player's webhook URL (private)"})
     bot = fields.Raw(metadata={"description": "random or basic: give the seat to a bot instead of a person"})
@@ -181,6 +184,7 @@ class SeatReplaced(Schema):
     token = fields.String(metadata={"description": "the seat's new token (the old one no longer works); "
                                                    "none when the seat is given to a bot"})
     bot = fields.String(metadata={"description": "random or basic: the seat was given to a bot"})
+    player = fields.String(metadata={"description": "the registered player now holding the seat"})
     webhook_secret = fields.String(metadata={"description": "the new webhook's secret, when one is given"})
     version = fields.Integer()
     events = fields.List(fields.Raw())

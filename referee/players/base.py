@@ -87,6 +87,21 @@ class PlayerStore:
     def mail_failed(self, player_id: str, attempts: int, next_try: float, error: str) -> None:
         raise NotImplementedError
 
+    # ---- the games a player holds a seat in -------------------------------------------
+
+    def seat_in(self, player_id: str, game_id: str, seat: int) -> None:
+        """Note that the player holds ``seat`` of ``game_id`` (idempotent)."""
+        raise NotImplementedError
+
+    def unseat(self, player_id: str, game_id: str) -> None:
+        """The player holds no seat of ``game_id`` any more, or the game is over."""
+        raise NotImplementedError
+
+    def seats(self, player_id: str) -> dict[str, int]:
+        """{game_id: seat} of the games the player holds a seat in and that have not
+        been seen to end: read whole, so kept small (``unseat`` once a game ends)."""
+        raise NotImplementedError
+
     # ---- results ---------------------------------------------------------------------
 
     def ratings(self, player_id: str) -> dict[str, dict]:

@@ -147,6 +147,17 @@ class RedisPlayers(PlayerStore):
         self.r.hset(M + "tries", player_id, attempts)
         self.r.zadd(M + "due", {player_id: next_try}, xx=True)
 
+    # ---- the games a player holds a seat in -------------------------------------------
+
+    def seat_in(self, player_id, game_id, seat):
+        self.r.hset(_p(player_id, "seats"), game_id, seat)
+
+    def unseat(self, player_id, game_id):
+        self.r.hdel(_p(player_id, "seats"), game_id)
+
+    def seats(self, player_id):
+        return {_text(g): int(s) for g, s in self.r.hgetall(_p(player_id, "seats")).items()}
+
     # ---- results ---------------------------------------------------------------------
 
     def ratings(self, player_id):

@@ -40,6 +40,24 @@ class PlayerTally(Schema):
     won = fields.Integer()
 
 
+class PlayerGame(Schema):
+    id = fields.String()
+    game = fields.String()
+    seat = fields.Integer(metadata={"description": "the player's seat"})
+    status = fields.String(metadata={"description": "active or settling"})
+    version = fields.Integer()
+    created = fields.String()
+
+
+class PlayerWaiting(Schema):
+    id = fields.String()
+    game = fields.String()
+    seat = fields.Integer()
+    version = fields.Integer()
+    created = fields.String()
+    deadline = fields.String(allow_none=True, metadata={"description": "the seat's deadline, if a clock runs"})
+
+
 class PlayerProfile(Schema):
     id = fields.String()
     name = fields.String()
@@ -51,8 +69,10 @@ class PlayerProfile(Schema):
                         metadata={"description": "finished games played and won, by game id"})
     played = fields.Integer()
     won = fields.Integer()
-    current_games = fields.List(fields.String(), metadata={"description": "ids of the games the player is in"})
-    leagues = fields.List(fields.String(), metadata={"description": "ids of the player's leagues"})
+    current_games = fields.List(fields.Nested(PlayerGame), metadata={
+        "description": "the games the player holds a seat in that have not ended, oldest first"})
+    leagues = fields.List(fields.String(), metadata={
+        "description": "ids of the player's leagues (empty: leagues seat players by name)"})
 
 
 class PlayerContacts(Schema):
@@ -66,7 +86,8 @@ class PlayerContacts(Schema):
 
 class PlayerMe(PlayerProfile):
     contacts = fields.Nested(PlayerContacts)
-    waiting = fields.List(fields.String(), metadata={"description": "games waiting on this player"})
+    waiting = fields.List(fields.Nested(PlayerWaiting), metadata={
+        "description": "the games waiting on this player's move: nearest deadline first, then oldest"})
     webhook_secret = fields.String(metadata={"description": "after a new webhook URL: its secret, shown once"})
 
 

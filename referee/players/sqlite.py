@@ -27,6 +27,9 @@ CREATE TABLE IF NOT EXISTS player_stats (
 CREATE TABLE IF NOT EXISTS player_history (
     player TEXT NOT NULL, game TEXT NOT NULL, n INTEGER NOT NULL, entry TEXT NOT NULL,
     PRIMARY KEY (player, game, n)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS player_games (
+    player TEXT NOT NULL, game_id TEXT NOT NULL, seat INTEGER NOT NULL,
+    PRIMARY KEY (player, game_id)) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS rated_games (
     game_id TEXT PRIMARY KEY, ord INTEGER NOT NULL UNIQUE, marker TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS mail_addresses (address TEXT PRIMARY KEY, at REAL NOT NULL) WITHOUT ROWID;
@@ -123,6 +126,19 @@ class SqlitePlayers(PlayerStore):
         with self._tx() as conn:
             conn.execute("UPDATE player_mail SET attempts = ?, next_try = ?, error = ? WHERE player = ?",
                          (attempts, next_try, error, player_id))
+
+    # ---- the games a player holds a seat in -------------------------------------------
+
+    def seat_in(self, player_id, game_id, seat):
+        with self._tx() as conn:
+            conn.execute("INSERT OR REPLACE INTO player_games VALUES (?, ?, ?)", (player_id, game_id, seat))
+
+    def unseat(self, player_id, game_id):
+        with self._tx() as conn:
+            conn.execute("DELETE FROM player_games WHERE player = ? AND game_id = ?", (player_id, game_id))
+
+    def seats(self, player_id):
+        return dict(self._read("SELECT game_id, seat FROM player_games WHERE player = ?", (player_id,)))
 
     # ---- results ---------------------------------------------------------------------
 
