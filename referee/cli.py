@@ -180,7 +180,12 @@ def cmd_worker(args) -> int:
             if sender is None:
                 _start_sender(service)
                 _start_keeper(service)
-                _start_ratings_catch_up(service)
+                if args.burst:  # done before the burst's jobs, so they include its games
+                    from referee.players import following
+
+                    following.catch_up(service)
+                else:
+                    _start_ratings_catch_up(service)
                 sender = True
             pause = 0.5  # reached again: the next outage starts its backoff afresh
             if swept:
