@@ -31,7 +31,13 @@ class PlayerEntry(fields.Field):
                         "description": "the referee plays this seat itself (docs/bots.md)"}}},
             {"type": "object", "required": ["player"], "additionalProperties": False, "properties": {
                 "player": {"type": "string", "description": "a player's id (docs/players.md): the seat "
-                           "takes the player's name and contacts, and the player's token acts for it"}}}]},
+                           "takes the player's name and contacts, and the player's token acts for it"}}},
+            {"type": "object", "required": ["open"], "additionalProperties": False, "properties": {
+                "open": {"type": "boolean", "enum": [True], "description": "a seat any player may take "
+                         "(POST /v1/games/{id}/join): the game is open until every seat is taken"}}},
+            {"type": "object", "required": ["invite"], "additionalProperties": False, "properties": {
+                "invite": {"type": "string", "format": "email", "description": "a seat kept for the "
+                           "player whose confirmed address this is (docs/players.md, open games)"}}}]},
             **kw)
 
     def _deserialize(self, value, attr, data, **kw):
@@ -119,6 +125,8 @@ class Seat(Schema):
     email = fields.String(metadata={"description": "the seat's e-mail address, if given (private)"})
     webhook = fields.String(metadata={"description": "the seat's webhook URL, if given (private)"})
     webhook_secret = fields.String(metadata={"description": "signs this seat's webhooks: shown once"})
+    open = fields.Boolean(metadata={"description": "an open game's seat any player may take"})
+    invited = fields.Boolean(metadata={"description": "an open game's seat kept for an invited player"})
     player = fields.String(metadata={"description": "the player seated here (given as {player}): "
                                                     "their token acts for the seat, their contacts "
                                                     "get its notices"})
@@ -129,7 +137,8 @@ class GameCreated(Schema):
     game = fields.String()
     options = fields.Dict()
     version = fields.Integer()
-    status = fields.String()
+    status = fields.String(metadata={"description": "open (seats to take: no log yet), settling or active"})
+    open_seats = fields.Integer(metadata={"description": "an open game's seats still to take"})
     seats = fields.List(fields.Nested(Seat))
     admin_token = fields.String(metadata={"description": "manages the game and sees everything: shown once"})
     seed_commitment = fields.String(metadata={"description": "SHA-256 of the shuffle seed, revealed at the end"})
@@ -201,8 +210,11 @@ class Summary(Schema):
     id = fields.String()
     game = fields.String()
     options = fields.Dict()
-    status = fields.String(metadata={"description": "active, settling, finished or aborted"})
+    status = fields.String(metadata={"description": "open, active, settling, finished or aborted "
+                                                    "(open, and later cancelled: an open game's, version 0)"})
     version = fields.Integer()
+    seats = fields.List(fields.Raw(), metadata={"description": "an open game's seats: open, invited, "
+                                                              "a player's, a bot's"})
     to_act = fields.List(fields.Integer())
     players = fields.List(fields.String())
     scores = fields.List(fields.Raw())
@@ -297,8 +309,9 @@ class EventsArgs(Strict):
 
 
 class GamesArgs(Strict):
-    status = fields.String(validate=validate.OneOf(["active", "settling", "finished", "aborted"]),
-                           metadata={"description": "only games with this status"})
+    status = fields.String(validate=validate.OneOf(["open", "active", "settling", "finished", "aborted"]),
+                           metadata={"description": "only games with this status (open: the lobby, "
+                                                    "oldest first)"})
     limit = fields.Integer(load_default=100, validate=validate.Range(min=1, max=1000),
                            metadata={"description": "at most this many games (1-1000, default 100)"})
     after = fields.String(validate=validate.Length(min=1, max=100),
@@ -312,6 +325,11 @@ class GameRow(Schema):
     status = fields.String()
     version = fields.Integer()
     players = fields.List(fields.String())
+    seats = fields.List(fields.Raw(), metadata={"description": "an open game's seats (the lobby)"})
+    open_seats = fields.Integer(metadata={"description": "an open game's seats still to take"})
+    options = fields.Dict(metadata={"description": "an open game's options (never its seed or deck)"})
+    rated = fields.Boolean()
+    stacked = fields.Boolean()
 
 
 class Games(Schema):

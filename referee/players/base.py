@@ -102,6 +102,25 @@ class PlayerStore:
         been seen to end: read whole, so kept small (``unseat`` once a game ends)."""
         raise NotImplementedError
 
+    # ---- open games (referee/players/lobby.py) -----------------------------------------
+
+    def open_create(self, game: dict) -> None:
+        """A new open game ``{id, created, status, ...}``, in the lobby while open."""
+        raise NotImplementedError
+
+    def open_get(self, game_id: str) -> str | None:
+        """The open game's text as stored (the compare-and-set's key), or None."""
+        raise NotImplementedError
+
+    def open_swap(self, game_id: str, old_text: str, game: dict) -> bool:
+        """Replace the open game only if its text is still ``old_text`` (two joiners
+        racing for the last seat: one wins, the other reads again). False: it changed."""
+        raise NotImplementedError
+
+    def lobby(self, limit: int, after: str | None) -> list[dict]:
+        """Open games (status ``open``), oldest first, after the id ``after``."""
+        raise NotImplementedError
+
     # ---- results ---------------------------------------------------------------------
 
     def ratings(self, player_id: str) -> dict[str, dict]:

@@ -33,6 +33,13 @@ from referee.players.sqlite import entry_of
 R = "{referee:ratings}:"
 RATING_KEYS = [R + "games", R + "order", R + "pending"]
 M = "{referee:player-mail}:"
+LOBBY = "{referee:lobby}:open"  # open games' ids, by when they were opened
+
+SWAP = """
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+redis.call('SET', KEYS[1], ARGV[2])
+return 1
+"""
 
 RECORD = """
 if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 1 then return {0, 0} end
@@ -82,6 +89,16 @@ def _p(player_id: str, what: str) -> str:
     return f"{{p:{player_id}}}:{what}"
 
 
+def _o(game_id: str) -> str:
+    return f"{{o:{game_id}}}:open-game"
+
+
+def _when(created: str) -> float:
+    from datetime import datetime
+
+    return datetime.fromisoformat(created.replace("Z", "+00:00")).timestamp()
+
+
 def _text(v) -> str | None:
     return None if v is None else v.decode() if isinstance(v, bytes) else str(v)
 
@@ -94,6 +111,7 @@ class RedisPlayers(PlayerStore):
         self._finish = r.register_script(FINISH)
         self._update = r.register_script(UPDATE)
         self._claim_mail = r.register_script(CLAIM_MAIL)
+        self._swap = r.register_script(SWAP)
 
     # ---- players ---------------------------------------------------------------------
 
@@ -157,6 +175,41 @@ class RedisPlayers(PlayerStore):
 
     def seats(self, player_id):
         return {_text(g): int(s) for g, s in self.r.hgetall(_p(player_id, "seats")).items()}
+
+    # ---- open games (each its own key: a join is one script on one shard) --------------
+
+    def open_create(self, game):
+        self.r.set(_o(game["id"]), json.dumps(game, sort_keys=True), nx=True)
+        self.r.zadd(LOBBY, {game["id"]: _when(game["created"])})
+
+    def open_get(self, game_id):
+        return _text(self.r.get(_o(game_id)))
+
+    def open_swap(self, game_id, old_text, game):
+        done = bool(self._swap(keys=[_o(game_id)], args=[old_text, json.dumps(game, sort_keys=True)]))
+        if done and game["status"] != "open":  # out of the lobby (its read skips it meanwhile)
+            self.r.zrem(LOBBY, game_id)
+        return done
+
+    def lobby(self, limit, after):
+        start = 0
+        if after is not None:
+            rank = self.r.zrank(LOBBY, after)
+            start = 0 if rank is None else rank + 1
+        out = []
+        while len(out) < limit:
+            ids = [_text(i) for i in self.r.zrange(LOBBY, start, start + limit - 1)]
+            if not ids:
+                break
+            start += len(ids)
+            pipe = self.r.pipeline(transaction=False)  # one trip, keys on any shard
+            for i in ids:
+                pipe.get(_o(i))
+            for text in pipe.execute():
+                game = json.loads(text) if text else None
+                if game is not None and game["status"] == "open" and len(out) < limit:
+                    out.append(game)
+        return out
 
     # ---- results ---------------------------------------------------------------------
 

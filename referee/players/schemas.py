@@ -137,3 +137,23 @@ class PlayerHistory(Schema):
     rating = fields.Nested(PlayerRating, metadata={"description": "the rating now"})
     history = fields.List(fields.Nested(PlayerHistoryEntry), metadata={"description": "oldest first"})
     next = fields.Integer(allow_none=True, metadata={"description": "pass as `after` for the next page"})
+
+
+class JoinGame(Strict):
+    seat = fields.Integer(metadata={"description": "the seat to take (else the one kept for your confirmed "
+                                                   "address, or the first open one)"})
+
+
+class FillSeat(Strict):
+    bot = fields.String(required=True, validate=validate.OneOf(["random", "basic"]))
+    name = fields.String(validate=validate.Length(min=1, max=100))
+
+
+class Joined(Schema):
+    id = fields.String()
+    seat = fields.Integer()
+    player = fields.String()
+    bot = fields.String()
+    status = fields.String(metadata={"description": "open while seats remain; then the created game's "
+                                                    "(settling or active); cancelled"})
+    version = fields.Integer(metadata={"description": "the created game's version, once every seat is taken"})

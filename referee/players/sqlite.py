@@ -30,6 +30,9 @@ CREATE TABLE IF NOT EXISTS player_history (
 CREATE TABLE IF NOT EXISTS player_games (
     player TEXT NOT NULL, game_id TEXT NOT NULL, seat INTEGER NOT NULL,
     PRIMARY KEY (player, game_id)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS open_games (
+    id TEXT PRIMARY KEY, created TEXT NOT NULL, status TEXT NOT NULL, body TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS open_games_lobby ON open_games (status, created, id);
 CREATE TABLE IF NOT EXISTS rated_games (
     game_id TEXT PRIMARY KEY, ord INTEGER NOT NULL UNIQUE, marker TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS mail_addresses (address TEXT PRIMARY KEY, at REAL NOT NULL) WITHOUT ROWID;
@@ -139,6 +142,32 @@ class SqlitePlayers(PlayerStore):
 
     def seats(self, player_id):
         return dict(self._read("SELECT game_id, seat FROM player_games WHERE player = ?", (player_id,)))
+
+    # ---- open games --------------------------------------------------------------------
+
+    def open_create(self, game):
+        with self._tx() as conn:
+            conn.execute("INSERT INTO open_games VALUES (?, ?, ?, ?)",
+                         (game["id"], game["created"], game["status"], json.dumps(game, sort_keys=True)))
+
+    def open_get(self, game_id):
+        rows = self._read("SELECT body FROM open_games WHERE id = ?", (game_id,))
+        return rows[0][0] if rows else None
+
+    def open_swap(self, game_id, old_text, game):
+        with self._tx() as conn:
+            return conn.execute("UPDATE open_games SET status = ?, body = ? WHERE id = ? AND body = ?",
+                                (game["status"], json.dumps(game, sort_keys=True), game_id, old_text)).rowcount == 1
+
+    def lobby(self, limit, after):
+        if after is None:
+            rows = self._read("SELECT body FROM open_games WHERE status = 'open' ORDER BY created, id LIMIT ?",
+                              (limit,))
+        else:
+            rows = self._read("SELECT body FROM open_games WHERE status = 'open' AND (created, id) > "
+                              "(SELECT created, id FROM open_games WHERE id = ?) ORDER BY created, id LIMIT ?",
+                              (after, limit))
+        return [json.loads(r[0]) for r in rows]
 
     # ---- results ---------------------------------------------------------------------
 

@@ -36,7 +36,9 @@ class Creating:
     """GameService's part that makes new games (see referee/service/__init__.py)."""
 
     def create(self, game: str, players: list, options: dict | None = None, spectators: dict | None = None,
-               rated: bool = True) -> dict:
+               rated: bool = True, game_id: str | None = None, admin_hash: str | None = None) -> dict:
+        # ``game_id`` and ``admin_hash``: a game opened earlier (referee/players/lobby.py)
+        # keeps the id and the admin token it was given then.
         # Players are names or objects {name, email, webhook, bot}: only the names
         # (and which seats are bots) go into the log; what the registered features
         # keep of the rest (contacts, the spectators' webhook) is kept private
@@ -60,7 +62,7 @@ class Creating:
         stacked = seed is not None or any(options.get(k) is not None for k in DECK_OPTIONS)
         seed = seed or secrets.token_hex(32)
         salt_key = secrets.token_hex(32)
-        game_id = new_game_id()
+        game_id = game_id or new_game_id()
         created = Table.created_event(game, game_id, players, options, seed, stacked, salt_key=salt_key,
                                       bots=bots, accounts=accounts, rated=rated)
         table = Table.from_created(created)
@@ -70,7 +72,8 @@ class Creating:
         for seat in seats:  # a seat's contacts, and its webhook secret shown this once
             seat.update(shown.get(seat["seat"], {}))
         admin = new_token()
-        tokens = {token_hash(s["token"]): s["seat"] for s in seats if "token" in s} | {token_hash(admin): ADMIN}
+        tokens = {token_hash(s["token"]): s["seat"] for s in seats if "token" in s} | \
+            {admin_hash or token_hash(admin): ADMIN}
         # a seated player's own token acts for the seat too (referee/entries.py resolvers)
         tokens |= {e["token_hash"]: i for i, e in enumerate(entries) if e.get("token_hash") and i not in bots}
         record = GameRecord(game_id, game, created.at, list(players), tokens, seed,

@@ -135,8 +135,10 @@ def index():
         page = service().list_games(status, limit, after)
     except RefereeError:  # a cursor that is not one: start again from the newest
         page = service().list_games(status, limit, None)
+    from referee.players import lobby  # the open games, seats to take (docs/players.md)
+
     return render_template("index.html", games=page["games"], next=page["next"], status=status, limit=limit,
-                           statuses=STATUSES, names=pictures.names)
+                           statuses=STATUSES, names=pictures.names, lobby=lobby.lobby(service(), 20)["games"])
 
 
 @pages.route("/games/<game_id>")
