@@ -48,16 +48,18 @@ def wire() -> None:
         sending.EVERY_ROUND.append(confirmation.deliver_due)
 
 
-def assemble(store: Store, queue=None, **options) -> GameService:
+def assemble(store: Store, queue=None, players: bool = True, **options) -> GameService:
     """A GameService on ``store`` with every reaction following it; ``queue``:
-    where jobs go (in this process when None)."""
+    where jobs go (in this process when None). ``players=False``: without the
+    player layer's reactions (benchmarks/players_follow.py measures their cost)."""
     wire()
     queue = queue or InlineQueue()
     queue.register(outbox.NOTICES)
     queue.register(timeouts.TICK)
     service = GameService(store, queue, **options)
     service.followers.subscribe("notices", outbox.follow(service))
-    subscribe_players(service)
+    if players:
+        subscribe_players(service)
     return service
 
 
