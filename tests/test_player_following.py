@@ -117,3 +117,21 @@ def test_a_bad_replacement_player_is_refused_and_changes_nothing(client):
         assert r.headers["Content-Type"].startswith("application/problem+json")
     assert client.get(f"/v1/games/{gid}/export", headers=auth(admin)).text == before
     assert client.get(f"/v1/games/{gid}/view", headers=auth(bob["token"])).json["seat"] == 1
+
+
+def test_profiles_show_no_hand_and_no_seed(client):
+    ann, bob = register(client, name="Ann"), register(client, name="Bob")
+    game = new_game(client, [{"player": ann["id"]}, {"player": bob["id"]}],
+                    options={"seed": "profile-secret-seed"})
+    view = client.get(f"/v1/games/{game['id']}/view", headers=auth(ann["token"])).json
+    hand = view["view"].get("hand") or view["view"].get("hands")
+    assert hand, view["view"]  # Ann has cards: none of them may show on a profile
+    texts = [client.get(f"/v1/players/{ann['id']}").get_data(as_text=True),
+             client.get("/v1/players/me", headers=auth(ann["token"])).get_data(as_text=True),
+             client.get("/v1/players/me", headers=auth(bob["token"])).get_data(as_text=True)]
+    for text in texts:
+        assert "profile-secret-seed" not in text and game["seed_commitment"] not in text
+        assert "hand" not in text and game["admin_token"] not in text
+    me = client.get("/v1/players/me", headers=auth(ann["token"])).json
+    assert set(me["current_games"][0]) == {"id", "game", "seat", "status", "version", "created"}
+    assert all(set(w) == {"id", "game", "seat", "version", "created", "deadline"} for w in me["waiting"])
