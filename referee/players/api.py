@@ -123,7 +123,7 @@ def join(args, game_id):
 @blp.arguments(s.FillSeat())
 @blp.response(201, s.Joined)
 @blp.doc(security=AUTH)
-@refusals(blp, 400, 403, 404, 409, 413, 415)
+@refusals(blp, 400, 401, 403, 404, 409, 413, 415)
 @timed("fill")
 def fill(args, game_id, seat):
     """Give an open game's open (or invited) seat to a bot (its admin token): `{bot, name?}`."""
@@ -135,7 +135,7 @@ def fill(args, game_id, seat):
 @blp.route("/games/<game_id>/cancel", methods=["POST"])
 @blp.response(200, s.Joined)
 @blp.doc(security=AUTH)
-@refusals(blp, 403, 404, 409)
+@refusals(blp, 401, 403, 404, 409)
 @timed("cancel")
 def cancel(game_id):
     """Cancel an open game (its admin token): out of the lobby, nobody joins it any more.
