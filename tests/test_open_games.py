@@ -172,3 +172,35 @@ def test_two_players_racing_for_the_last_seat_one_wins(store_url, service):
         assert [s.get("player") for s in created["payload"]["seats"]] == [ann["id"], winner["id"]]
         for r in referees:
             r.store.close()
+
+
+def test_two_servers_racing_for_the_last_seat_one_wins(store_url, tmp_path):
+    """Two `referee serve` processes on the same store; each joiner asks its own."""
+    from tests.test_durability import Server
+
+    servers = [Server(store_url, tmp_path), Server(store_url, tmp_path)]
+    try:
+        made = [servers[0].call("POST", "/v1/players", {"name": n})[1] for n in ("Ann", "Bob", "Cat")]
+        status, game = servers[0].call("POST", "/v1/games", {"game": GAME, "players": [
+            {"player": made[0]["id"]}, {"open": True}]})
+        assert status == 201 and game["status"] == "open", game
+        start, answers = threading.Barrier(2), [None, None]
+
+        def race(k, start=start, answers=answers):
+            start.wait()
+            answers[k] = servers[k].call("POST", f"/v1/games/{game['id']}/join", {}, token=made[k + 1]["token"])
+
+        threads = [threading.Thread(target=race, args=(k,)) for k in range(2)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(30)
+        codes = sorted(a[0] for a in answers)
+        assert codes == [201, 409], answers
+        winner = made[1 + [a[0] for a in answers].index(201)]
+        status, summary = servers[1].call("GET", f"/v1/games/{game['id']}")
+        assert status == 200 and summary["status"] in ("active", "settling")
+        assert summary["players"] == ["Ann", winner["name"]]
+    finally:
+        for s in servers:
+            s.kill()
