@@ -135,3 +135,25 @@ def test_profiles_show_no_hand_and_no_seed(client):
     me = client.get("/v1/players/me", headers=auth(ann["token"])).json
     assert set(me["current_games"][0]) == {"id", "game", "seat", "status", "version", "created"}
     assert all(set(w) == {"id", "game", "seat", "version", "created", "deadline"} for w in me["waiting"])
+
+
+def test_the_catch_up_finds_a_game_whose_players_came_by_replacement(client, service):
+    """A game created with bare names, both seats then given to players, its end's
+    job lost (the ratings reaction taken out, as a process killed before it): the
+    catch-up a starting process runs records it."""
+    from referee.players import following
+
+    ann, bob = register(client, name="Ann"), register(client, name="Bob")
+    game = new_game(client, ["x", "y"])
+    for seat, who in enumerate((ann, bob)):
+        r = client.post(f"/v1/games/{game['id']}/seats/{seat}/replace", json={"player": who["id"]},
+                        headers=auth(game["admin_token"]))
+        assert r.status_code == 201, r.json
+    service.followers._reactions[:] = [(n, r) for n, r in service.followers._reactions if n != "ratings"]
+    resign(client, game["id"], ann["token"])
+    assert players_of(service).recorded(game["id"]) is None
+    plain = new_game(client, ["p", "q"])  # a game seating no player: the catch-up skips it
+    resign(client, plain["id"], plain["seats"][0]["token"])
+    assert following.catch_up(service) == 1
+    assert client.get(f"/v1/players/{bob['id']}").json["ratings"][GAME]["games"] == 1
+    assert following.catch_up(service) == 0
