@@ -204,3 +204,14 @@ def test_two_servers_racing_for_the_last_seat_one_wins(store_url, tmp_path):
     finally:
         for s in servers:
             s.kill()
+
+
+def test_the_lobby_pages_oldest_first_and_a_cursor_that_left_still_marks_its_place(client):
+    ann = register(client, name="Ann")
+    made = [open_game(client, [{"player": ann["id"]}, {"open": True}]) for _ in range(5)]
+    first = client.get("/v1/games?status=open&limit=2").json
+    assert [g["id"] for g in first["games"]] == [g["id"] for g in made[:2]] and first["next"] == made[1]["id"]
+    # the cursor's game leaves the lobby: the next page still starts after it
+    assert client.post(f"/v1/games/{made[1]['id']}/cancel", headers=auth(made[1]["admin_token"])).status_code == 200
+    rest = client.get(f"/v1/games?status=open&limit=10&after={first['next']}").json
+    assert [g["id"] for g in rest["games"]] == [g["id"] for g in made[2:]] and rest["next"] is None

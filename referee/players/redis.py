@@ -192,16 +192,22 @@ class RedisPlayers(PlayerStore):
         return done
 
     def lobby(self, limit, after):
-        start = 0
+        # After the cursor's place (when it was opened, then its id, as the sorted set
+        # orders ties), found from its own record: a game that left the lobby since
+        # still marks its place.
+        low, past = "-inf", None
         if after is not None:
-            rank = self.r.zrank(LOBBY, after)
-            start = 0 if rank is None else rank + 1
+            text = self.r.get(_o(after))
+            if text is not None:
+                low, past = _when(json.loads(text)["created"]), (_when(json.loads(text)["created"]), after)
         out = []
+        offset = 0
         while len(out) < limit:
-            ids = [_text(i) for i in self.r.zrange(LOBBY, start, start + limit - 1)]
-            if not ids:
+            rows = self.r.zrangebyscore(LOBBY, low, "+inf", start=offset, num=limit, withscores=True)
+            if not rows:
                 break
-            start += len(ids)
+            offset += len(rows)
+            ids = [_text(i) for i, score in rows if past is None or (score, _text(i)) > past]
             pipe = self.r.pipeline(transaction=False)  # one trip, keys on any shard
             for i in ids:
                 pipe.get(_o(i))
