@@ -29,7 +29,7 @@ def register(client, **body) -> dict:
 
 
 def open_game(client, seats, **more) -> dict:
-    r = client.post("/v1/games", json={"game": GAME, "players": seats, **more})
+    r = client.post("/v1/games", json={"game": GAME, "players": seats} | more)
     assert r.status_code == 201, r.json
     return r.json
 
@@ -215,3 +215,13 @@ def test_the_lobby_pages_oldest_first_and_a_cursor_that_left_still_marks_its_pla
     assert client.post(f"/v1/games/{made[1]['id']}/cancel", headers=auth(made[1]["admin_token"])).status_code == 200
     rest = client.get(f"/v1/games?status=open&limit=10&after={first['next']}").json
     assert [g["id"] for g in rest["games"]] == [g["id"] for g in made[2:]] and rest["next"] is None
+
+
+def test_filling_the_last_seat_with_a_bot_is_refused_where_the_game_could_not_start(client, service):
+    game = open_game(client, [{"name": "Robo", "bot": "random"}, {"open": True}], game="castle-danger")
+    before = players_of(service).open_get(game["id"])
+    r = client.post(f"/v1/games/{game['id']}/seats/1/fill", json={"bot": "basic"},
+                    headers=auth(game["admin_token"]))
+    assert r.status_code == 400 and r.json["field"] == "bot", r.json
+    assert players_of(service).open_get(game["id"]) == before
+    assert client.get(f"/v1/games/{game['id']}").json["status"] == "open"

@@ -260,6 +260,14 @@ def fill(service, game_id: str, token: str | None, seat, body: dict) -> dict:
         seats = [{"name": entry["name"], "bot": entry["bot"]} if i == seat else s
                  for i, s in enumerate(record["seats"])]
         full = not any("open" in s or "invite" in s for s in seats)
+        if full:  # the game must be one the referee can create (a Castle Danger of bots needs a turn limit)
+            bots = {i: s["bot"] for i, s in enumerate(seats) if s.get("bot")}
+            try:
+                Table.created_event(record["game"], "check", [f"seat {i}" for i in range(len(seats))],
+                                    {k: v for k, v in record["options"].items() if k != "seed"}, "check",
+                                    False, bots=bots)
+            except MalformedMove as err:
+                raise MalformedMove(err.detail, field="bot") from None
         fresh = {**record, "seats": seats, "status": "starting" if full else "open"}
         if players_of(service).open_swap(game_id, text, fresh):
             break
