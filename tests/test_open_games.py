@@ -225,3 +225,23 @@ def test_filling_the_last_seat_with_a_bot_is_refused_where_the_game_could_not_st
     assert r.status_code == 400 and r.json["field"] == "bot", r.json
     assert players_of(service).open_get(game["id"]) == before
     assert client.get(f"/v1/games/{game['id']}").json["status"] == "open"
+
+
+def test_a_game_left_starting_by_a_dead_process_is_created_by_the_next_read(client, service):
+    """The join that took the last seat wrote ``starting`` and died before creating the
+    game: the next read of it creates it, once."""
+    ann, bob = register(client, name="Ann"), register(client, name="Bob")
+    game = open_game(client, [{"player": ann["id"]}, {"open": True}])
+    players = players_of(service)
+    text = players.open_get(game["id"])
+    record = json.loads(text)
+    seats = [record["seats"][0], {"player": bob["id"]}]
+    assert players.open_swap(game["id"], text, {**record, "seats": seats, "status": "starting"})
+    assert service.store.record(game["id"]) is None
+    first = client.get(f"/v1/games/{game['id']}").json
+    assert service.store.record(game["id"]) is not None and first["status"] in ("active", "settling")
+    summary = client.get(f"/v1/games/{game['id']}").json
+    assert summary["status"] in ("active", "settling") and summary["players"] == ["Ann", "Bob"]
+    assert json.loads(players.open_get(game["id"]))["status"] == "started"
+    r = client.post(f"/v1/games/{game['id']}/join", json={}, headers=auth(register(client, name="C")["token"]))
+    assert r.status_code == 409 and r.json["code"] == "not-open"

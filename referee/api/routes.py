@@ -118,6 +118,8 @@ def summary(game_id):
         found = lobby.find(service(), game_id)
         if found is None:
             raise
+        if found["status"] != "open" and found["status"] != "cancelled":  # created by that very read
+            return service().summary(game_id)
         return {**found, "to_act": [], "players": [s.get("name") for s in found["seats"]]}
 
 

@@ -25,6 +25,7 @@ with that address, confirms it, and joins.
 from __future__ import annotations
 
 import hmac
+import json
 
 from referee import entries
 from referee.caller import new_token, token_hash
@@ -136,8 +137,6 @@ def shown(record: dict) -> dict:
 
 
 def _read(service, game_id) -> tuple[dict, str]:
-    import json
-
     text = players_of(service).open_get(game_id) if isinstance(game_id, str) and len(game_id) <= 100 else None
     if text is None:
         raise NoSuchGame(f"no open game {game_id!r}")
@@ -218,8 +217,6 @@ def join(service, game_id: str, token: str | None, body: dict | None) -> dict:
 
 def _start(service, record: dict) -> dict:
     """Create the filled game (idempotent: a second starter finds it created)."""
-    import json
-
     found = service.store.record(record["id"])
     if found is None:
         try:
@@ -227,7 +224,7 @@ def _start(service, record: dict) -> dict:
                            rated=record["rated"], game_id=record["id"], admin_hash=record["admin_hash"])
         except RefereeError:
             raise
-        except Exception:  # another process created it meanwhile
+        except Exception:  # another process created it meanwhile (the store refused the same id)
             if service.store.record(record["id"]) is None:
                 raise
         found = service.store.record(record["id"])
