@@ -87,9 +87,14 @@ def test_an_invited_seat_is_the_confirmed_addresss_players(client, service):
     assert r.status_code == 403 and r.json["code"] == "not-invited" and r.json["field"] == "seat"
     r = client.post(f"/v1/games/{gid}/join", json={"seat": 1}, headers=auth(cat["token"]))
     assert r.status_code == 403  # not confirmed yet: the address is nobody's until it is
-    confirm(service, cat, "cat@example.org")
+    assert client.get("/v1/players/me", headers=auth(cat["token"])).json["invitations"] == []
+    confirm(service, cat, "Cat@Example.org")
+    invited = client.get("/v1/players/me", headers=auth(cat["token"])).json["invitations"]
+    assert [(i["id"], i["seat"]) for i in invited] == [(gid, 1)]
+    assert client.get("/v1/players/me", headers=auth(bob["token"])).json["invitations"] == []
     r = client.post(f"/v1/games/{gid}/join", json={}, headers=auth(cat["token"]))
     assert r.status_code == 201 and r.json["seat"] == 1 and r.json["status"] == "open", r.json
+    assert client.get("/v1/players/me", headers=auth(cat["token"])).json["invitations"] == []
     r = client.post(f"/v1/games/{gid}/join", headers=auth(bob["token"]), json={})
     assert r.status_code == 201 and r.json["seat"] == 2 and r.json["status"] != "open"
 

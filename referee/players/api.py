@@ -39,8 +39,12 @@ def register(args):
 @refusals(blp, 401)
 @timed("players-me")
 def me():
-    """The caller's own player (player token): the profile, its contacts, the games waiting on it."""
-    return accounts.me(service(), bearer())
+    """The caller's own player (player token): the profile, its contacts, the games waiting on
+    it, and the open games keeping a seat for its confirmed address (`invitations`)."""
+    from referee.players import lobby
+
+    out = accounts.me(service(), bearer())
+    return {**out, "invitations": lobby.invitations(service(), accounts.authenticate(service(), bearer()))}
 
 
 @blp.route("/players/me", methods=["PATCH"])

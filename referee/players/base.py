@@ -117,6 +117,15 @@ class PlayerStore:
         racing for the last seat: one wins, the other reads again). False: it changed."""
         raise NotImplementedError
 
+    def invite(self, address_key: str, game_id: str) -> None:
+        """Note that ``game_id`` keeps a seat for the address (``address_key``: its hash)."""
+        raise NotImplementedError
+
+    def invited(self, address_key: str, limit: int = 100) -> list[str]:
+        """The open games that kept a seat for the address, oldest first (some may have
+        started or been cancelled since: the caller reads each)."""
+        raise NotImplementedError
+
     def lobby(self, limit: int, after: str | None) -> list[dict]:
         """Open games (status ``open``), oldest first, after the id ``after``."""
         raise NotImplementedError

@@ -34,6 +34,7 @@ from referee.events import utcnow
 from referee.games.base import MalformedMove, RefereeError
 from referee.mail.contacts import check_email, parse_spectators
 from referee.players import accounts
+from referee.players.confirmation import address_key
 from referee.players.store import players_of
 from referee.service.creating import new_game_id
 from referee.service.shared import DECK_OPTIONS
@@ -110,6 +111,9 @@ def open_game(service, game: str, players: list, options: dict | None, spectator
     record = {"id": gid, "game": game, "created": utcnow(), "status": "open", "options": options,
               "rated": rated, "spectators": spectators, "seats": seats, "admin_hash": token_hash(admin)}
     players_of(service).open_create(record)
+    for s in seats:  # told to the invitee's own `GET /v1/players/me` once the address is confirmed
+        if "invite" in s:
+            players_of(service).invite(address_key(s["invite"]), gid)
     return {**shown(record), "admin_token": admin}
 
 
@@ -159,6 +163,25 @@ def lobby(service, limit: int = 100, after: str | None = None) -> dict:
     rows = players_of(service).lobby(limit + 1, after)
     page = [shown(r) for r in rows[:limit]]
     return {"games": page, "next": page[-1]["id"] if len(rows) > limit else None}
+
+
+def invitations(service, player: dict) -> list[dict]:
+    """The open games keeping a seat for the player's confirmed address (the latest
+    100 invitations read): ``{id, game, seat, created_at}`` each, oldest first."""
+    contacts = player["contacts"]
+    if not (contacts.get("email") and contacts.get("email_confirmed")):
+        return []
+    mine = contacts["email"].lower()
+    players, out = players_of(service), []
+    for gid in dict.fromkeys(players.invited(address_key(contacts["email"]))):
+        text = players.open_get(gid)
+        record = json.loads(text) if text else None
+        if record is None or record["status"] != "open":
+            continue
+        seat = next((i for i, s in enumerate(record["seats"]) if s.get("invite", "").lower() == mine), None)
+        if seat is not None:
+            out.append({"id": gid, "game": record["game"], "seat": seat, "created_at": record["created"]})
+    return out
 
 
 def _seat_for(record: dict, player: dict, seat) -> int:

@@ -191,6 +191,12 @@ class RedisPlayers(PlayerStore):
             self.r.zrem(LOBBY, game_id)
         return done
 
+    def invite(self, address_key, game_id):
+        self.r.rpush(f"{{a:{address_key}}}:invites", game_id)
+
+    def invited(self, address_key, limit=100):
+        return [_text(g) for g in self.r.lrange(f"{{a:{address_key}}}:invites", -limit, -1)]
+
     def lobby(self, limit, after):
         # After the cursor's place (when it was opened, then its id, as the sorted set
         # orders ties), found from its own record: a game that left the lobby since

@@ -84,10 +84,19 @@ class PlayerContacts(Schema):
     webhook = fields.String(allow_none=True)
 
 
+class PlayerInvitation(Schema):
+    id = fields.String(metadata={"description": "the open game (POST /v1/games/{id}/join)"})
+    game = fields.String()
+    seat = fields.Integer(metadata={"description": "the seat kept for the player's address"})
+    created_at = fields.String()
+
+
 class PlayerMe(PlayerProfile):
     contacts = fields.Nested(PlayerContacts)
     waiting = fields.List(fields.Nested(PlayerWaiting), metadata={
         "description": "the games waiting on this player's move: nearest deadline first, then oldest"})
+    invitations = fields.List(fields.Nested(PlayerInvitation), metadata={
+        "description": "GET only: the open games keeping a seat for the player's confirmed address"})
     webhook_secret = fields.String(metadata={"description": "after a new webhook URL: its secret, shown once"})
 
 

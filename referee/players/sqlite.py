@@ -33,6 +33,9 @@ CREATE TABLE IF NOT EXISTS player_games (
 CREATE TABLE IF NOT EXISTS open_games (
     id TEXT PRIMARY KEY, created TEXT NOT NULL, status TEXT NOT NULL, body TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS open_games_lobby ON open_games (status, created, id);
+CREATE TABLE IF NOT EXISTS open_invites (
+    address TEXT NOT NULL, n INTEGER NOT NULL, game_id TEXT NOT NULL,
+    PRIMARY KEY (address, game_id)) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS rated_games (
     game_id TEXT PRIMARY KEY, ord INTEGER NOT NULL UNIQUE, marker TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS mail_addresses (address TEXT PRIMARY KEY, at REAL NOT NULL) WITHOUT ROWID;
@@ -158,6 +161,15 @@ class SqlitePlayers(PlayerStore):
         with self._tx() as conn:
             return conn.execute("UPDATE open_games SET status = ?, body = ? WHERE id = ? AND body = ?",
                                 (game["status"], json.dumps(game, sort_keys=True), game_id, old_text)).rowcount == 1
+
+    def invite(self, address_key, game_id):
+        with self._tx() as conn:
+            conn.execute("INSERT OR IGNORE INTO open_invites VALUES (?, (SELECT coalesce(max(n), 0) + 1 FROM "
+                         "open_invites WHERE address = ?), ?)", (address_key, address_key, game_id))
+
+    def invited(self, address_key, limit=100):
+        return [r[0] for r in self._read("SELECT game_id FROM open_invites WHERE address = ? ORDER BY n DESC "
+                                         "LIMIT ?", (address_key, limit))][::-1]
 
     def lobby(self, limit, after):
         if after is None:
