@@ -53,6 +53,12 @@ def holders(events) -> tuple[dict[int, str], set[str]]:
 def run_ratings(service, game_id: str) -> dict:
     """The ``ratings`` job: record the game if it is finished (once), and bring its
     players' indexes of current games in line with the log."""
+    rec = service.store.record(game_id)
+    if rec is None or (rec.status in ("finished", "aborted")
+                       and not results.may_seat_players(service.store, game_id)):
+        # most games end seating no player: nothing to record, no index to mend (an
+        # entry left by a seat given away earlier shows only while its game is open)
+        return {"rated": False, "recorded": False}
     players = players_of(service)
     made = results.rate_game(service.store, players, game_id)
     rec = service.store.record(game_id)
