@@ -287,13 +287,15 @@ def _replay(events: list[Event], seed: str | None, salt_key: str | None = None) 
             elif ev.type == "seat-replaced" and not table.over:  # an admin's change, see NOT_STEPS
                 p = ev.payload if isinstance(ev.payload, dict) else {}
                 seat, name = p.get("seat"), p.get("name")
-                if (set(p) - {"bot"} != {"seat", "name"} or not isinstance(seat, int) or isinstance(seat, bool)
-                        or not 0 <= seat < len(events[0].payload["seats"])
+                if (set(p) - {"bot", "player"} != {"seat", "name"} or not isinstance(seat, int)
+                        or isinstance(seat, bool) or not 0 <= seat < len(events[0].payload["seats"])
                         or not isinstance(name, str) or not 1 <= len(name) <= 100
-                        or ("bot" in p and p["bot"] not in bot_kinds())):
+                        or ("bot" in p and p["bot"] not in bot_kinds())
+                        or ("player" in p and (not isinstance(p["player"], str)
+                                               or not 1 <= len(p["player"]) <= 100))):
                     raise Divergence(ev.seq, "bad-seat-replaced", f"event {ev.seq} must name a seat of "
                                      "the game, a new name of 1 to 100 characters and, for a bot, its "
-                                     "kind, and nothing else")
+                                     "kind, for a registered player, its id, and nothing else")
                 derived = [ev]
             elif ev.type == "clock-changed" and not table.over:  # an admin's change, see NOT_STEPS
                 try:

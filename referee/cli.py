@@ -70,6 +70,14 @@ def _start_keeper(service) -> None:
     timeouts.start_keeper(service, float(os.environ.get("REFEREE_KEEPER_INTERVAL", "1")))
 
 
+def _start_ratings_catch_up(service) -> None:
+    """Record, on a thread, the finished games no ratings job recorded (a process
+    killed between a game's end and its job): where the other start-up sweeps run."""
+    from referee.players import following
+
+    following.start_catch_up(service)
+
+
 def cmd_serve(args) -> int:
     import os
     import shutil
@@ -93,6 +101,7 @@ def cmd_serve(args) -> int:
         if config.queue == "inline":
             _start_sender(service)
             _start_keeper(service)
+            _start_ratings_catch_up(service)
         app.run(host=args.host, port=args.port, threaded=True)
         return 0
     own_metrics_dir = _metrics_across_processes()
@@ -128,6 +137,7 @@ def cmd_serve(args) -> int:
             if config.queue == "inline":  # with RQ, `referee worker` sends and keeps time
                 _start_sender(service)
                 _start_keeper(service)
+                _start_ratings_catch_up(service)
             return create_app(service)
 
     print(f"referee: serving on http://{args.host}:{args.port} (store {config.store}, "
@@ -174,6 +184,12 @@ def cmd_worker(args) -> int:
             if sender is None:
                 _start_sender(service)
                 _start_keeper(service)
+                if args.burst:  # done before the burst's jobs, so they include its games
+                    from referee.players import following
+
+                    following.catch_up(service)
+                else:
+                    _start_ratings_catch_up(service)
                 sender = True
             pause = 0.5  # reached again: the next outage starts its backoff afresh
             if swept:

@@ -46,6 +46,7 @@ def replace(service, game_id: str, caller, seat, body, idempotency_key: str | No
         raise MalformedMove("the body is an object {name, email?, webhook?}", field="body")
     entry = entries.parse_player(body, None, service, where="")  # checked as at creation, fields as in the body
     bot = entry.get("bot")
+    player = entry.get("player")  # a registered player (``{"player": ID}``): its token acts for the seat
     if idempotency_key is not None and (not isinstance(idempotency_key, str) or not 1 <= len(idempotency_key) <= 200
                                         or not idempotency_key.isprintable() or not idempotency_key.isascii()):
         raise MalformedMove("Idempotency-Key must be 1 to 200 printable ASCII characters", field="Idempotency-Key")
@@ -57,6 +58,8 @@ def replace(service, game_id: str, caller, seat, body, idempotency_key: str | No
         table = service.load(game_id, rec)
         if table.over:
             raise GameOver("the game is already over")
+        if player is not None and rec.tokens.get(entry["token_hash"], seat) != seat:
+            raise MalformedMove("the player holds another seat of this game already", field="player")
         if bot is not None and all(s == seat or s in table.bots for s in range(len(rec.players))) \
                 and table.engine.name == "castle-danger" and not table.state.options.get("turn_limit"):
             raise MalformedMove("a Castle Danger game of bots only needs a turn limit, and this one has "
@@ -81,7 +84,8 @@ def replace(service, game_id: str, caller, seat, body, idempotency_key: str | No
                 _rewrite(service, game_id, seat, entry, token, webhook_secret, answer["events"][0]["seq"])
                 return _out(answer, seat, entry, token, webhook_secret)
         published = None  # this request's own append, once it has landed
-        payload = {"seat": seat, "name": entry["name"], **({"bot": bot} if bot else {})}
+        payload = {"seat": seat, "name": entry["name"], **({"bot": bot} if bot else {}),
+                   **({"player": player} if player else {})}
         events, fork = table._extend([Draft(SEAT_REPLACED, payload)], "referee", utcnow(), rec.salt_secret)
         answer = {"version": fork.seq, "status": fork.status, "events": [ev.to_dict() for ev in events]}
         try:
@@ -115,14 +119,18 @@ def _rewrite(service, game_id: str, seat: int, entry: dict, token: str, webhook_
     tokens = {h: who for h, who in rec.tokens.items() if who != seat}  # the old link's too
     if not entry.get("bot"):  # a bot's seat has no token: nobody moves for it
         tokens[token_hash(token)] = seat
+    if entry.get("token_hash") and not entry.get("bot"):  # a registered player's own token too
+        tokens[entry["token_hash"]] = seat
     kept_links = dict(rec.extra.get("links", {}))
     links.register(service, game_id, tokens, kept_links, seat)  # the new player's page link
     rec.extra = {**rec.extra, "links": kept_links}
     rec.tokens = tokens
     rec.players = [entry["name"] if i == seat else n for i, n in enumerate(rec.players)]
     contact = {k: entry[k] for k in contactsmod.CONTACT_KEYS if k in entry}
-    if "webhook" in contact:
-        contact["webhook_secret"] = webhook_secret
+    if "webhook" in contact:  # a registered player's webhook keeps the player's own secret
+        contact["webhook_secret"] = entry.get("webhook_secret") or webhook_secret
+    if entry.get("player"):
+        contact["player"] = entry["player"]
     contactsmod.set_contact(rec, seat, contact)
     service.store.put_record(rec)
 
@@ -131,6 +139,8 @@ def _out(answer: dict, seat: int, entry: dict, token: str, webhook_secret: str) 
     if entry.get("bot"):
         return {"seat": seat, "name": entry["name"], "bot": entry["bot"], **answer}
     out = {"seat": seat, "name": entry["name"], "token": token, **answer}
+    if entry.get("player"):  # the player's contacts and secrets stay the player's
+        return {**out, "player": entry["player"]}
     if "webhook" in entry:
         out["webhook_secret"] = webhook_secret
     return out

@@ -15,7 +15,9 @@ wired here, never named by the service:
 * leagues (referee/leagues/running.py): a league game's end queues the job that
   records its result and pairs the next round;
 * players (referee/players): a seat given as ``{"player": ID}`` (an entry
-  resolver), and the confirmation messages the background sender retries.
+  resolver), the confirmation messages the background sender retries, each
+  player's index of current games (a reaction on a game's creation) and the
+  ``ratings`` job a game's end or a seat's new holder queues.
 
 A new reaction (ratings, a league's next round) is one more ``subscribe`` and,
 if it works in a job, one more ``register`` here. The API app, ``referee
@@ -30,7 +32,7 @@ from referee import bots, entries, table, timeouts
 from referee.config import Config
 from referee.leagues import running as leagues
 from referee.mail import contacts, links, outbox, sending
-from referee.players import accounts, confirmation
+from referee.players import accounts, confirmation, following
 from referee.queue import InlineQueue, make_queue
 from referee.service import GameService
 from referee.store import Store, open_store
@@ -51,9 +53,10 @@ def wire() -> None:
         sending.EVERY_ROUND.append(confirmation.deliver_due)
 
 
-def assemble(store: Store, queue=None, **options) -> GameService:
+def assemble(store: Store, queue=None, players: bool = True, **options) -> GameService:
     """A GameService on ``store`` with every reaction following it; ``queue``:
-    where jobs go (in this process when None)."""
+    where jobs go (in this process when None). ``players=False``: without the
+    player layer's reactions (benchmarks/players_follow.py measures their cost)."""
     wire()
     queue = queue or InlineQueue()
     queue.register(outbox.NOTICES)
@@ -62,7 +65,17 @@ def assemble(store: Store, queue=None, **options) -> GameService:
     service = GameService(store, queue, **options)
     service.followers.subscribe("notices", outbox.follow(service))
     service.followers.subscribe("leagues", leagues.follow(service))
+    if players:
+        subscribe_players(service)
     return service
+
+
+def subscribe_players(service: GameService) -> None:
+    """The player layer following games: each player's index of current games, and
+    a finished game's ratings (referee/players/following.py)."""
+    service.queue.register(following.RATINGS)
+    service.followers.subscribe("player-seats", following.seats(service))
+    service.followers.subscribe("ratings", following.ratings(service))
 
 
 def build(config: Config | None = None) -> GameService:

@@ -11,7 +11,7 @@ is exactly one of several shapes: the service checks which, naming the field).
 
 from marshmallow import INCLUDE, RAISE, Schema, ValidationError, fields, validate
 
-from schemas.components import GAMES, HOUSE_RULES, PLAYER, STATUSES
+from schemas.components import GAMES, HOUSE_RULES, PLAYER, PLAYER_SEAT, STATUSES
 from schemas.components import ref as component
 
 __all__ = ["GAMES", "HOUSE_RULES", "STATUSES"]
@@ -37,7 +37,8 @@ class PlayerEntry(fields.Field):
 
     def __init__(self, **kw):
         super().__init__(metadata={"oneOf": [{"type": "string", "minLength": 1, "maxLength": 100},
-                                             component("Player"), component("PlayerSeat")]}, **kw)
+                                             component("Player"), component("PlayerSeat"),
+                                             component("OpenSeat"), component("InvitedSeat")]}, **kw)
 
     def _deserialize(self, value, attr, data, **kw):
         if isinstance(value, str) and 1 <= len(value) <= 100:
@@ -148,6 +149,8 @@ class Seat(Schema):
     email = fields.String(metadata={"description": "the seat's e-mail address, if given (private)"})
     webhook = fields.String(metadata={"description": "the seat's webhook URL, if given (private)"})
     webhook_secret = fields.String(metadata={"description": "signs this seat's webhooks: shown once"})
+    open = fields.Boolean(metadata={"description": "an open game's seat any player may take"})
+    invited = fields.Boolean(metadata={"description": "an open game's seat kept for an invited player"})
     player = fields.String(metadata={"description": "the player seated here (given as {player}): "
                                                     "their token acts for the seat, their contacts "
                                                     "get its notices"})
@@ -175,6 +178,7 @@ class GameCreated(Schema):
         "description": "when a spectators' webhook was given: its URL and secret (shown once)"})
     organiser = fields.Nested("OrganiserContact", metadata={
         "description": "when the organiser's contact was given: it, and a webhook's secret (shown once)"})
+    open_seats = fields.Integer(metadata={"description": "an open game's seats still to take"})
 
 
 def Result(**kw):  # noqa: N802 - reads as a type in the schemas below
@@ -209,12 +213,15 @@ class ReplaceSeat(Schema):
 
     class Meta:
         unknown = INCLUDE
-        openapi = PLAYER
+        openapi = {"oneOf": [PLAYER, PLAYER_SEAT]}
 
-    name = fields.Raw(required=True)
-    email = fields.Raw()
-    webhook = fields.Raw()
-    bot = fields.Raw()
+    name = fields.Raw(metadata={"description": "the new player's name, 1 to 100 characters (required "
+                                              "unless `player` is given)"})
+    player = fields.Raw(metadata={"description": "a registered player's id, alone: the seat takes the "
+                                                "player's name and contacts, and the player's token acts for it"})
+    email = fields.Raw(metadata={"description": "the new player's e-mail address (private)"})
+    webhook = fields.Raw(metadata={"description": "the new player's webhook URL (private)"})
+    bot = fields.Raw(metadata={"description": "random or basic: give the seat to a bot instead of a person"})
 
 
 EVENTS = ("the events this request wrote, as the caller may see them (the referee's steps it "
@@ -227,6 +234,7 @@ class SeatReplaced(Schema):
     token = fields.String(metadata={"description": "the seat's new token (the old one no longer works); "
                                                    "none when the seat is given to a bot"})
     bot = fields.String(metadata={"enum": ["random", "basic"], "description": "the seat was given to a bot"})
+    player = fields.String(metadata={"description": "the registered player now holding the seat"})
     webhook_secret = fields.String(metadata={"description": "the new webhook's secret, when one is given"})
     version = fields.Integer(required=True, metadata={"description": VERSION})
     status = ref("GameStatus", required=True)
@@ -253,6 +261,9 @@ class Summary(Schema):
     to_act = fields.List(fields.Integer(), required=True)
     players = fields.List(fields.String(), required=True)
     scores = fields.List(fields.Integer(), required=True, metadata={"description": "by seat"})
+    seats = fields.List(fields.Raw(), metadata={"description": "an open game's seats: open, invited, "
+                                                              "a player's, a bot's"})
+    open_seats = fields.Integer(metadata={"description": "an open game's seats still to take"})
     result = Result()
     stacked = fields.Boolean(required=True)
     deadline = fields.String(required=True, allow_none=True, metadata={
@@ -347,7 +358,8 @@ class EventsArgs(Strict):
 
 
 class GamesArgs(Strict):
-    status = ref("GameStatus", validate=validate.OneOf(STATUSES))
+    status = ref("GameStatus", validate=validate.OneOf(STATUSES), metadata={
+        "description": "only games with this status (open: the lobby, oldest first)"})
     limit = fields.Integer(load_default=100, validate=validate.Range(min=1, max=1000),
                            metadata={"description": "at most this many games (1-1000, default 100)"})
     after = fields.String(validate=validate.Length(min=1, max=100),
@@ -366,6 +378,11 @@ class GameRow(Schema):
                        "move brought with it)"})
     to_act = fields.List(fields.Integer(), required=True, allow_none=True, metadata={
         "description": "the seats to act; null for a game not moved since 0.3.0"})
+    seats = fields.List(fields.Raw(), metadata={"description": "an open game's seats (the lobby)"})
+    open_seats = fields.Integer(metadata={"description": "an open game's seats still to take"})
+    options = ref("GameOptions", metadata={"description": "an open game's options (never its seed or deck)"})
+    rated = fields.Boolean()
+    stacked = fields.Boolean()
 
 
 class Games(Schema):

@@ -10,7 +10,8 @@ client shares one type for it (one ``GameStatus``, one ``GameOptions``).
 from __future__ import annotations
 
 GAMES = ["king-of-danger", "castle-danger", "king-of-the-castle", "kings-keys"]
-STATUSES = ["active", "settling", "finished", "aborted"]
+# (open and cancelled: an open game's, before it has a log: docs/players.md)
+STATUSES = ["active", "settling", "finished", "aborted", "open", "cancelled"]
 HIDDEN = "hidden until the game ends"
 
 # null, and nothing else, in OpenAPI 3.0's words: `nullable` applies only beside a
@@ -118,6 +119,16 @@ PLAYER_SEAT = {
                    "player's token acts for it",
     "properties": {"player": {"type": "string", "description": "the player's id"}}}
 
+# Seats of an open game (docs/players.md): any player may take it, or it is kept for
+# the player whose confirmed address is invited.
+OPEN_SEAT = {"type": "object", "required": ["open"], "additionalProperties": False,
+             "description": "A seat any player may take (POST /v1/games/{id}/join): the game is open "
+                            "until every seat is taken",
+             "properties": {"open": {"type": "boolean", "enum": [True]}}}
+INVITED_SEAT = {"type": "object", "required": ["invite"], "additionalProperties": False,
+                "description": "A seat kept for the player whose confirmed address this is",
+                "properties": {"invite": {"type": "string", "format": "email"}}}
+
 EXPECTED = {"type": "integer", "minimum": 1, "maximum": 2**31 - 1,
             "description": "refuse with 409 `version-conflict` unless the game is at this version"}
 
@@ -130,6 +141,8 @@ def _body(description: str, name: str, schema: dict) -> dict:
 COMPONENTS: dict[str, dict] = {
     "Player": PLAYER,
     "PlayerSeat": PLAYER_SEAT,
+    "OpenSeat": OPEN_SEAT,
+    "InvitedSeat": INVITED_SEAT,
     "SingleMove": _body("One move.", "move", ref("Move")),
     "MoveBatch": _body("Several moves, applied in order, all or nothing.", "moves",
                        {"type": "array", "items": ref("Move"), "minItems": 1, "maxItems": 64}),
@@ -144,7 +157,8 @@ COMPONENTS: dict[str, dict] = {
     "GameKind": {"type": "string", "enum": GAMES, "description": "which game"},
     "GameStatus": {"type": "string", "enum": STATUSES, "description":
                    "`active`; `settling` (a referee step is due: moves get 409 `settling` until "
-                   "it is done); `finished`; `aborted`"},
+                   "it is done); `finished`; `aborted`; an open game's `open` (seats to take, no log "
+                   "yet) and `cancelled`"},
     "Actor": {"description": "who wrote an event: a seat number, or \"referee\"",
               "oneOf": [{"type": "integer", "minimum": 0}, {"type": "string", "enum": ["referee"]}]},
     "ClockSettings": {

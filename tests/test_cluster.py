@@ -240,3 +240,30 @@ def test_leagues_are_kept_by_their_tag_and_played_out_on_a_cluster(cluster):
         assert running.view(svc, lid)["status"] == "finished"
         assert audit_league(running.export(svc, lid))["valid"]
     assert {row["id"] for row in running.listing(svc)["leagues"]} >= set(made)
+
+
+def test_open_games_and_current_games_on_a_cluster(cluster):
+    """Open games (one key each, {o:ID}), the lobby, invitations ({a:HASH}) and each
+    player's current games ({p:ID}) work across a cluster's shards."""
+    from referee.caller import Caller
+    from referee.players import accounts, lobby
+    from referee.players.store import players_of
+    from referee.queue import InlineQueue
+    from referee.system import assemble
+
+    svc = assemble(open_store(cluster.url), InlineQueue())
+    made = [accounts.register(svc, {"name": f"P{k}"}) for k in range(6)]
+    games = [lobby.open_game(svc, "king-of-danger", [{"player": made[k]["id"]}, {"open": True},
+                                                     {"invite": f"p{k}@example.org"}], {}, None, True)
+             for k in range(3)]
+    assert [g["id"] for g in lobby.lobby(svc, 10)["games"]] == [g["id"] for g in games]
+    players_of(svc).update(made[3]["id"], {"email": "p0@example.org", "email_confirmed": True}, None)
+    assert [i["id"] for i in lobby.invitations(svc, players_of(svc).get(made[3]["id"]))] == [games[0]["id"]]
+    assert lobby.join(svc, games[0]["id"], made[4]["token"], {})["status"] == "open"
+    done = lobby.join(svc, games[0]["id"], made[3]["token"], {})
+    assert done["status"] in ("active", "settling") and done["seat"] == 2
+    assert [g["id"] for g in lobby.lobby(svc, 10)["games"]] == [g["id"] for g in games[1:]]
+    assert [g["id"] for g in accounts.profile(svc, made[4]["id"])["current_games"]] == [games[0]["id"]]
+    svc.submit(games[0]["id"], Caller(1), {"move": {"type": "resign"}})
+    assert accounts.profile(svc, made[4]["id"])["current_games"] == []
+    assert accounts.profile(svc, made[4]["id"])["played"] == 1

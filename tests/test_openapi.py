@@ -196,6 +196,28 @@ def test_the_refusals_a_client_can_cause_are_documented(client, spec):
     hit("post", "/v1/inbound/email", 415, client.post("/v1/inbound/email", data="x", content_type="application/json"))
     hit("post", "/v1/inbound/email", 400, client.post("/v1/inbound/email", data=b"Subject: no game\r\n\r\nhello",
                                                         content_type="message/rfc822"))
+    # open games (docs/players.md): join, fill and cancel
+    ann = client.post("/v1/players", json={"name": "Ann"}).json
+    bob = client.post("/v1/players", json={"name": "Bob"}).json
+    opened = client.post("/v1/games", json={"game": "king-of-danger",
+                                            "players": [{"player": ann["id"]}, {"open": True}]}).json
+    og, ann_auth = opened["id"], {"Authorization": f"Bearer {ann['token']}"}
+    bob_auth, og_admin = {"Authorization": f"Bearer {bob['token']}"}, {"Authorization": f"Bearer {opened['admin_token']}"}
+    hit("post", base + "/join", 401, client.post(f"/v1/games/{og}/join", json={}))
+    hit("post", base + "/join", 400, client.post(f"/v1/games/{og}/join", json={"seat": 9}, headers=bob_auth))
+    hit("post", base + "/join", 404, client.post("/v1/games/nope/join", json={}, headers=bob_auth))
+    hit("post", base + "/join", 409, client.post(f"/v1/games/{og}/join", json={}, headers=ann_auth))
+    hit("post", base + "/join", 415, client.post(f"/v1/games/{og}/join", data="x", content_type="text/plain",
+                                                 headers=bob_auth))
+    fill = base + "/seats/{seat}/fill"
+    hit("post", fill, 403, client.post(f"/v1/games/{og}/seats/1/fill", json={"bot": "basic"}, headers=ann_auth))
+    hit("post", fill, 400, client.post(f"/v1/games/{og}/seats/1/fill", json={"bot": "x"}, headers=og_admin))
+    hit("post", fill, 409, client.post(f"/v1/games/{og}/seats/0/fill", json={"bot": "basic"}, headers=og_admin))
+    hit("post", fill, 404, client.post("/v1/games/nope/seats/0/fill", json={"bot": "basic"}, headers=og_admin))
+    hit("post", base + "/cancel", 403, client.post(f"/v1/games/{og}/cancel", headers=ann_auth))
+    hit("post", base + "/cancel", 404, client.post("/v1/games/nope/cancel", headers=og_admin))
+    assert client.post(f"/v1/games/{og}/cancel", headers=og_admin).status_code == 200
+    hit("post", base + "/cancel", 409, client.post(f"/v1/games/{og}/cancel", headers=og_admin))
     # the end: an aborted game refuses moves and a second abort alike
     assert client.post(f"/v1/games/{g.id}/abort", json={}, headers=g.auth("admin")).status_code == 201
     hit("post", base + "/abort", 409, client.post(f"/v1/games/{g.id}/abort", json={}, headers=g.auth("admin")))

@@ -78,6 +78,11 @@ def create_game(args):
 
     Options: the game's own (docs/api.md lists them), plus `seed` (a reproducible private
     game) or an explicit deck order, either of which marks the game `stacked`."""
+    from referee.players import lobby
+
+    if lobby.is_open(args["players"]):  # seats to take: a record only until they are taken
+        return lobby.open_game(service(), args["game"], args["players"], args["options"],
+                               args.get("spectators"), args.get("rated", True))
     created = service().create(args["game"], args["players"], args["options"], args.get("spectators"),
                                rated=args.get("rated", True), organiser=args.get("organiser"))
     metrics.games_created.labels(args["game"]).inc()
@@ -96,6 +101,10 @@ def list_games(args):
     Pass the answer's `next` as `after` for the following page (null on the last).
     Games created meanwhile come before the cursor, so paging never skips or
     repeats a game; an unknown cursor gives an empty page."""
+    if args.get("status") == "open":  # the lobby: games with seats to take
+        from referee.players import lobby
+
+        return lobby.lobby(service(), args["limit"], args.get("after"))
     return service().list_games(args.get("status"), args["limit"], args.get("after"))
 
 
@@ -105,8 +114,20 @@ def list_games(args):
 @refusals(blp, 404)
 @timed("summary")
 def summary(game_id):
-    """The public summary: status, version, whose move, scores, result."""
-    return service().summary(game_id)
+    """The public summary: status, version, whose move, scores, result (an open game:
+    its seats, status open or cancelled, version 0)."""
+    from referee.errors import NoSuchGame
+    from referee.players import lobby
+
+    try:
+        return service().summary(game_id)
+    except NoSuchGame:
+        found = lobby.find(service(), game_id)
+        if found is None:
+            raise
+        if found["status"] != "open" and found["status"] != "cancelled":  # created by that very read
+            return service().summary(game_id)
+        return {**found, "to_act": [], "players": [s.get("name") for s in found["seats"]]}
 
 
 @blp.route("/games/<game_id>/view", methods=["GET"])

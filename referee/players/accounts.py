@@ -92,8 +92,45 @@ def public(service, player: dict) -> dict:
     return {"id": player["id"], "name": player["name"], "bot": player["bot"], "created": player["created"],
             "ratings": players.ratings(player["id"]), "games": stats,
             "played": sum(s["played"] for s in stats.values()), "won": sum(s["won"] for s in stats.values()),
-            # filled once games seat players and leagues exist
-            "current_games": [], "leagues": []}
+            "current_games": current_games(service, player["id"]),
+            # a league's players are seated by name: none names a player account yet
+            "leagues": []}
+
+
+OPEN_STATUSES = ("active", "settling")
+
+
+def current_games(service, player_id: str) -> list[dict]:
+    """The games the player holds a seat in and that have not ended, oldest first:
+    ``{id, game, seat, status, version}`` each. Read from the player's index (its
+    current games only, however many it finished), then each game's record: an
+    entry a crash left behind for an ended game is simply not shown."""
+    out = []
+    for gid, seat in players_of(service).seats(player_id).items():
+        rec = service.store.record(gid)
+        if rec is not None and rec.status in OPEN_STATUSES:
+            out.append({"id": gid, "game": rec.game, "seat": seat, "status": rec.status,
+                        "version": rec.version, "created": rec.created_at})
+    out.sort(key=lambda g: (g["created"], g["id"]))
+    return out
+
+
+def waiting(service, games: list[dict]) -> list[dict]:
+    """Of the player's current games, those waiting on the player's move: the
+    nearest deadline first, then the games without a clock, oldest first."""
+    out = []
+    for g in games:
+        try:
+            summary = service.summary(g["id"])
+        except RefereeError:  # gone meanwhile
+            continue
+        if g["seat"] in summary["to_act"]:
+            due = [d["deadline"] for d in summary["deadlines"] if d["seat"] == g["seat"]]
+            out.append({"id": g["id"], "game": g["game"], "seat": g["seat"], "version": summary["version"],
+                        "created": g["created"], "deadline": due[0] if due else None})
+    # the nearest deadline first, then games without a clock, the oldest first
+    out.sort(key=lambda g: (g["deadline"] is None, g["deadline"] or "", g["created"], g["id"]))
+    return out
 
 
 def authenticate(service, token: str | None) -> dict:
@@ -109,7 +146,8 @@ def authenticate(service, token: str | None) -> dict:
 
 def me(service, token: str | None) -> dict:
     player = authenticate(service, token)
-    return {**public(service, player), "contacts": private(player), "waiting": []}
+    shown = public(service, player)
+    return {**shown, "contacts": private(player), "waiting": waiting(service, shown["current_games"])}
 
 
 def private(player: dict) -> dict:

@@ -40,8 +40,12 @@ def register(args):
 @refusals(blp, 401)
 @timed("players-me")
 def me():
-    """The caller's own player (player token): the profile, its contacts, the games waiting on it."""
-    return accounts.me(service(), bearer())
+    """The caller's own player (player token): the profile, its contacts, the games waiting on
+    it, and the open games keeping a seat for its confirmed address (`invitations`)."""
+    from referee.players import lobby
+
+    out = accounts.me(service(), bearer())
+    return {**out, "invitations": lobby.invitations(service(), accounts.authenticate(service(), bearer()))}
 
 
 @blp.route("/players/me", methods=["PATCH"])
@@ -105,6 +109,48 @@ def ratings_svg(args, player_id):
     resp.set_etag(hashlib.sha256(svg.encode()).hexdigest()[:32])
     resp.headers["Cache-Control"] = "public, no-cache"
     return resp.make_conditional(request)
+
+
+@blp.route("/games/<game_id>/join", methods=["POST"])
+@blp.arguments(s.JoinGame())
+@blp.response(201, s.Joined)
+@blp.doc(security=AUTH)
+@refusals(blp, 400, 401, 403, 404, 409, 413, 415)
+@timed("join")
+def join(args, game_id):
+    """Take a seat of an open game (player token): `{seat?}`, else the seat kept for the
+    caller's confirmed address or the first open one. The last seat taken creates the
+    game (its log starts then, with every player). Two players joining for the last seat
+    at once: one takes it, the other gets 409."""
+    from referee.players import lobby
+
+    return lobby.join(service(), game_id, bearer(), args)
+
+
+@blp.route("/games/<game_id>/seats/<int:seat>/fill", methods=["POST"])
+@blp.arguments(s.FillSeat())
+@blp.response(201, s.Joined)
+@blp.doc(security=AUTH)
+@refusals(blp, 400, 401, 403, 404, 409, 413, 415)
+@timed("fill")
+def fill(args, game_id, seat):
+    """Give an open game's open (or invited) seat to a bot (its admin token): `{bot, name?}`."""
+    from referee.players import lobby
+
+    return lobby.fill(service(), game_id, bearer(), seat, args)
+
+
+@blp.route("/games/<game_id>/cancel", methods=["POST"])
+@blp.response(200, s.Joined)
+@blp.doc(security=AUTH)
+@refusals(blp, 401, 403, 404, 409)
+@timed("cancel")
+def cancel(game_id):
+    """Cancel an open game (its admin token): out of the lobby, nobody joins it any more.
+    A game whose seats are all taken is aborted instead (`POST .../abort`)."""
+    from referee.players import lobby
+
+    return lobby.cancel(service(), game_id, bearer())
 
 
 def install(app, api) -> None:

@@ -87,6 +87,49 @@ class PlayerStore:
     def mail_failed(self, player_id: str, attempts: int, next_try: float, error: str) -> None:
         raise NotImplementedError
 
+    # ---- the games a player holds a seat in -------------------------------------------
+
+    def seat_in(self, player_id: str, game_id: str, seat: int) -> None:
+        """Note that the player holds ``seat`` of ``game_id`` (idempotent)."""
+        raise NotImplementedError
+
+    def unseat(self, player_id: str, game_id: str) -> None:
+        """The player holds no seat of ``game_id`` any more, or the game is over."""
+        raise NotImplementedError
+
+    def seats(self, player_id: str) -> dict[str, int]:
+        """{game_id: seat} of the games the player holds a seat in and that have not
+        been seen to end: read whole, so kept small (``unseat`` once a game ends)."""
+        raise NotImplementedError
+
+    # ---- open games (referee/players/lobby.py) -----------------------------------------
+
+    def open_create(self, game: dict) -> None:
+        """A new open game ``{id, created, status, ...}``, in the lobby while open."""
+        raise NotImplementedError
+
+    def open_get(self, game_id: str) -> str | None:
+        """The open game's text as stored (the compare-and-set's key), or None."""
+        raise NotImplementedError
+
+    def open_swap(self, game_id: str, old_text: str, game: dict) -> bool:
+        """Replace the open game only if its text is still ``old_text`` (two joiners
+        racing for the last seat: one wins, the other reads again). False: it changed."""
+        raise NotImplementedError
+
+    def invite(self, address_key: str, game_id: str) -> None:
+        """Note that ``game_id`` keeps a seat for the address (``address_key``: its hash)."""
+        raise NotImplementedError
+
+    def invited(self, address_key: str, limit: int = 100) -> list[str]:
+        """The open games that kept a seat for the address, oldest first (some may have
+        started or been cancelled since: the caller reads each)."""
+        raise NotImplementedError
+
+    def lobby(self, limit: int, after: str | None) -> list[dict]:
+        """Open games (status ``open``), oldest first, after the id ``after``."""
+        raise NotImplementedError
+
     # ---- results ---------------------------------------------------------------------
 
     def ratings(self, player_id: str) -> dict[str, dict]:

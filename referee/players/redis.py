@@ -33,6 +33,13 @@ from referee.players.sqlite import entry_of
 R = "{referee:ratings}:"
 RATING_KEYS = [R + "games", R + "order", R + "pending"]
 M = "{referee:player-mail}:"
+LOBBY = "{referee:lobby}:open"  # open games' ids, by when they were opened
+
+SWAP = """
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+redis.call('SET', KEYS[1], ARGV[2])
+return 1
+"""
 
 RECORD = """
 if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 1 then return {0, 0} end
@@ -82,6 +89,16 @@ def _p(player_id: str, what: str) -> str:
     return f"{{p:{player_id}}}:{what}"
 
 
+def _o(game_id: str) -> str:
+    return f"{{o:{game_id}}}:open-game"
+
+
+def _when(created: str) -> float:
+    from datetime import datetime
+
+    return datetime.fromisoformat(created.replace("Z", "+00:00")).timestamp()
+
+
 def _text(v) -> str | None:
     return None if v is None else v.decode() if isinstance(v, bytes) else str(v)
 
@@ -94,6 +111,7 @@ class RedisPlayers(PlayerStore):
         self._finish = r.register_script(FINISH)
         self._update = r.register_script(UPDATE)
         self._claim_mail = r.register_script(CLAIM_MAIL)
+        self._swap = r.register_script(SWAP)
 
     # ---- players ---------------------------------------------------------------------
 
@@ -146,6 +164,64 @@ class RedisPlayers(PlayerStore):
     def mail_failed(self, player_id, attempts, next_try, error):
         self.r.hset(M + "tries", player_id, attempts)
         self.r.zadd(M + "due", {player_id: next_try}, xx=True)
+
+    # ---- the games a player holds a seat in -------------------------------------------
+
+    def seat_in(self, player_id, game_id, seat):
+        self.r.hset(_p(player_id, "seats"), game_id, seat)
+
+    def unseat(self, player_id, game_id):
+        self.r.hdel(_p(player_id, "seats"), game_id)
+
+    def seats(self, player_id):
+        return {_text(g): int(s) for g, s in self.r.hgetall(_p(player_id, "seats")).items()}
+
+    # ---- open games (each its own key: a join is one script on one shard) --------------
+
+    def open_create(self, game):
+        self.r.set(_o(game["id"]), json.dumps(game, sort_keys=True), nx=True)
+        self.r.zadd(LOBBY, {game["id"]: _when(game["created"])})
+
+    def open_get(self, game_id):
+        return _text(self.r.get(_o(game_id)))
+
+    def open_swap(self, game_id, old_text, game):
+        done = bool(self._swap(keys=[_o(game_id)], args=[old_text, json.dumps(game, sort_keys=True)]))
+        if done and game["status"] != "open":  # out of the lobby (its read skips it meanwhile)
+            self.r.zrem(LOBBY, game_id)
+        return done
+
+    def invite(self, address_key, game_id):
+        self.r.rpush(f"{{a:{address_key}}}:invites", game_id)
+
+    def invited(self, address_key, limit=100):
+        return [_text(g) for g in self.r.lrange(f"{{a:{address_key}}}:invites", -limit, -1)]
+
+    def lobby(self, limit, after):
+        # After the cursor's place (when it was opened, then its id, as the sorted set
+        # orders ties), found from its own record: a game that left the lobby since
+        # still marks its place.
+        low, past = "-inf", None
+        if after is not None:
+            text = self.r.get(_o(after))
+            if text is not None:
+                low, past = _when(json.loads(text)["created"]), (_when(json.loads(text)["created"]), after)
+        out = []
+        offset = 0
+        while len(out) < limit:
+            rows = self.r.zrangebyscore(LOBBY, low, "+inf", start=offset, num=limit, withscores=True)
+            if not rows:
+                break
+            offset += len(rows)
+            ids = [_text(i) for i, score in rows if past is None or (score, _text(i)) > past]
+            pipe = self.r.pipeline(transaction=False)  # one trip, keys on any shard
+            for i in ids:
+                pipe.get(_o(i))
+            for text in pipe.execute():
+                game = json.loads(text) if text else None
+                if game is not None and game["status"] == "open" and len(out) < limit:
+                    out.append(game)
+        return out
 
     # ---- results ---------------------------------------------------------------------
 

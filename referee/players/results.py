@@ -56,11 +56,23 @@ def catch_up(store, players: PlayerStore) -> int:
     repair after jobs were lost; harmless to run at any time). Returns how many."""
     waiting = []
     for row in store.games(status="finished"):
-        if players.recorded(row["id"]) is None:
+        if players.recorded(row["id"]) is None and may_seat_players(store, row["id"]):
             out = ratings.outcome(store.events(row["id"]))
             if out is not None and any(out["players"]):
                 waiting.append((ratings.end_key(out), row["id"]))
     return sum(1 for _, gid in sorted(waiting) if rate_game(store, players, gid) is not None)
+
+
+def may_seat_players(store, game_id: str) -> bool:
+    """Whether a game can hold a player's seat, read without its log (most games
+    seat none, and the catch-up runs whenever a worker starts): its creation names a
+    player, or a seat was given to one since (the record keeps that seat's player)."""
+    first = store.events(game_id, limit=1)
+    if first and any(isinstance(s, dict) and s.get("player") for s in first[0].payload.get("seats") or []):
+        return True
+    rec = store.record(game_id)
+    kept = (rec.extra.get("contacts") or {}) if rec is not None else {}
+    return any(isinstance(c, dict) and c.get("player") for c in kept.values())
 
 
 def _logs(store, game_ids: list[str]) -> Iterator[list]:

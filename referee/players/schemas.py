@@ -40,6 +40,24 @@ class PlayerTally(Schema):
     won = fields.Integer()
 
 
+class PlayerGame(Schema):
+    id = fields.String()
+    game = fields.String()
+    seat = fields.Integer(metadata={"description": "the player's seat"})
+    status = fields.String(metadata={"description": "active or settling"})
+    version = fields.Integer()
+    created = fields.String()
+
+
+class PlayerWaiting(Schema):
+    id = fields.String()
+    game = fields.String()
+    seat = fields.Integer()
+    version = fields.Integer()
+    created = fields.String()
+    deadline = fields.String(allow_none=True, metadata={"description": "the seat's deadline, if a clock runs"})
+
+
 class PlayerProfile(Schema):
     id = fields.String()
     name = fields.String()
@@ -51,8 +69,10 @@ class PlayerProfile(Schema):
                         metadata={"description": "finished games played and won, by game id"})
     played = fields.Integer()
     won = fields.Integer()
-    current_games = fields.List(fields.String(), metadata={"description": "ids of the games the player is in"})
-    leagues = fields.List(fields.String(), metadata={"description": "ids of the player's leagues"})
+    current_games = fields.List(fields.Nested(PlayerGame), metadata={
+        "description": "the games the player holds a seat in that have not ended, oldest first"})
+    leagues = fields.List(fields.String(), metadata={
+        "description": "ids of the player's leagues (empty: leagues seat players by name)"})
 
 
 class PlayerContacts(Schema):
@@ -64,9 +84,19 @@ class PlayerContacts(Schema):
     webhook = fields.String(allow_none=True)
 
 
+class PlayerInvitation(Schema):
+    id = fields.String(metadata={"description": "the open game (POST /v1/games/{id}/join)"})
+    game = fields.String()
+    seat = fields.Integer(metadata={"description": "the seat kept for the player's address"})
+    created_at = fields.String()
+
+
 class PlayerMe(PlayerProfile):
     contacts = fields.Nested(PlayerContacts)
-    waiting = fields.List(fields.String(), metadata={"description": "games waiting on this player"})
+    waiting = fields.List(fields.Nested(PlayerWaiting), metadata={
+        "description": "the games waiting on this player's move: nearest deadline first, then oldest"})
+    invitations = fields.List(fields.Nested(PlayerInvitation), metadata={
+        "description": "GET only: the open games keeping a seat for the player's confirmed address"})
     webhook_secret = fields.String(metadata={"description": "after a new webhook URL: its secret, shown once"})
 
 
@@ -116,3 +146,23 @@ class PlayerHistory(Schema):
     rating = fields.Nested(PlayerRating, metadata={"description": "the rating now"})
     history = fields.List(fields.Nested(PlayerHistoryEntry), metadata={"description": "oldest first"})
     next = fields.Integer(allow_none=True, metadata={"description": "pass as `after` for the next page"})
+
+
+class JoinGame(Strict):
+    seat = fields.Integer(metadata={"description": "the seat to take (else the one kept for your confirmed "
+                                                   "address, or the first open one)"})
+
+
+class FillSeat(Strict):
+    bot = fields.String(required=True, validate=validate.OneOf(["random", "basic"]))
+    name = fields.String(validate=validate.Length(min=1, max=100))
+
+
+class Joined(Schema):
+    id = fields.String()
+    seat = fields.Integer()
+    player = fields.String()
+    bot = fields.String()
+    status = fields.String(metadata={"description": "open while seats remain; then the created game's "
+                                                    "(settling or active); cancelled"})
+    version = fields.Integer(metadata={"description": "the created game's version, once every seat is taken"})

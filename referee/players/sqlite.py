@@ -27,6 +27,15 @@ CREATE TABLE IF NOT EXISTS player_stats (
 CREATE TABLE IF NOT EXISTS player_history (
     player TEXT NOT NULL, game TEXT NOT NULL, n INTEGER NOT NULL, entry TEXT NOT NULL,
     PRIMARY KEY (player, game, n)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS player_games (
+    player TEXT NOT NULL, game_id TEXT NOT NULL, seat INTEGER NOT NULL,
+    PRIMARY KEY (player, game_id)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS open_games (
+    id TEXT PRIMARY KEY, created TEXT NOT NULL, status TEXT NOT NULL, body TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS open_games_lobby ON open_games (status, created, id);
+CREATE TABLE IF NOT EXISTS open_invites (
+    address TEXT NOT NULL, n INTEGER NOT NULL, game_id TEXT NOT NULL,
+    PRIMARY KEY (address, game_id)) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS rated_games (
     game_id TEXT PRIMARY KEY, ord INTEGER NOT NULL UNIQUE, marker TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS mail_addresses (address TEXT PRIMARY KEY, at REAL NOT NULL) WITHOUT ROWID;
@@ -123,6 +132,54 @@ class SqlitePlayers(PlayerStore):
         with self._tx() as conn:
             conn.execute("UPDATE player_mail SET attempts = ?, next_try = ?, error = ? WHERE player = ?",
                          (attempts, next_try, error, player_id))
+
+    # ---- the games a player holds a seat in -------------------------------------------
+
+    def seat_in(self, player_id, game_id, seat):
+        with self._tx() as conn:
+            conn.execute("INSERT OR REPLACE INTO player_games VALUES (?, ?, ?)", (player_id, game_id, seat))
+
+    def unseat(self, player_id, game_id):
+        with self._tx() as conn:
+            conn.execute("DELETE FROM player_games WHERE player = ? AND game_id = ?", (player_id, game_id))
+
+    def seats(self, player_id):
+        return dict(self._read("SELECT game_id, seat FROM player_games WHERE player = ?", (player_id,)))
+
+    # ---- open games --------------------------------------------------------------------
+
+    def open_create(self, game):
+        with self._tx() as conn:
+            conn.execute("INSERT INTO open_games VALUES (?, ?, ?, ?)",
+                         (game["id"], game["created"], game["status"], json.dumps(game, sort_keys=True)))
+
+    def open_get(self, game_id):
+        rows = self._read("SELECT body FROM open_games WHERE id = ?", (game_id,))
+        return rows[0][0] if rows else None
+
+    def open_swap(self, game_id, old_text, game):
+        with self._tx() as conn:
+            return conn.execute("UPDATE open_games SET status = ?, body = ? WHERE id = ? AND body = ?",
+                                (game["status"], json.dumps(game, sort_keys=True), game_id, old_text)).rowcount == 1
+
+    def invite(self, address_key, game_id):
+        with self._tx() as conn:
+            conn.execute("INSERT OR IGNORE INTO open_invites VALUES (?, (SELECT coalesce(max(n), 0) + 1 FROM "
+                         "open_invites WHERE address = ?), ?)", (address_key, address_key, game_id))
+
+    def invited(self, address_key, limit=100):
+        return [r[0] for r in self._read("SELECT game_id FROM open_invites WHERE address = ? ORDER BY n DESC "
+                                         "LIMIT ?", (address_key, limit))][::-1]
+
+    def lobby(self, limit, after):
+        if after is None:
+            rows = self._read("SELECT body FROM open_games WHERE status = 'open' ORDER BY created, id LIMIT ?",
+                              (limit,))
+        else:
+            rows = self._read("SELECT body FROM open_games WHERE status = 'open' AND (created, id) > "
+                              "(SELECT created, id FROM open_games WHERE id = ?) ORDER BY created, id LIMIT ?",
+                              (after, limit))
+        return [json.loads(r[0]) for r in rows]
 
     # ---- results ---------------------------------------------------------------------
 

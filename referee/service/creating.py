@@ -37,9 +37,11 @@ class Creating:
 
     def create(self, game: str, players: list, options: dict | None = None, spectators: dict | None = None,
                rated: bool = True, game_id: str | None = None, extra_more: dict | None = None,
-               organiser: dict | None = None) -> dict:
-        # ``game_id`` and ``extra_more`` are for the referee's own callers (a league names
-        # its games and marks them in their private record), never for a client.
+               organiser: dict | None = None, admin_hash: str | None = None) -> dict:
+        # ``game_id``, ``extra_more`` and ``admin_hash`` are for the referee's own callers,
+        # never for a client: a league names its games and marks them in their private
+        # record; a game opened earlier (referee/players/lobby.py) keeps the id and the
+        # admin token it was given then.
         # Players are names or objects {name, email, webhook, bot}: only the names
         # (and which seats are bots) go into the log; what the registered features
         # keep of the rest (contacts, the spectators' webhook) is kept private
@@ -74,7 +76,8 @@ class Creating:
         for seat in seats:  # a seat's contacts, and its webhook secret shown this once
             seat.update(shown.get(seat["seat"], {}))
         admin = new_token()
-        tokens = {token_hash(s["token"]): s["seat"] for s in seats if "token" in s} | {token_hash(admin): ADMIN}
+        tokens = {token_hash(s["token"]): s["seat"] for s in seats if "token" in s} | \
+            {admin_hash or token_hash(admin): ADMIN}
         # a seated player's own token acts for the seat too (referee/entries.py resolvers)
         tokens |= {e["token_hash"]: i for i, e in enumerate(entries) if e.get("token_hash") and i not in bots}
         extra |= entriesmod.on_tokens(self, game_id, tokens)  # e.g. each seat's page link in notices

@@ -139,10 +139,11 @@ def index():
     except RefereeError:  # a cursor that is not one: start again from the newest
         page = service().list_games(status, limit, None)
     from referee.leagues.running import listing as leagues  # the leagues, above the games
+    from referee.players import lobby  # the open games, seats to take (docs/players.md)
 
     return render_template("index.html", games=[_row(g) for g in page["games"]], next=page["next"],
                            status=status, limit=limit, statuses=STATUSES, names=pictures.names,
-                           leagues=leagues(service(), 20)["leagues"])
+                           leagues=leagues(service(), 20)["leagues"], lobby=lobby.lobby(service(), 20)["games"])
 
 
 def _row(g: dict) -> dict:
