@@ -54,7 +54,8 @@ def replace(service, game_id: str, caller, seat, body, idempotency_key: str | No
         rec = service.record(game_id)
         if not isinstance(seat, int) or not 0 <= seat < len(rec.players):
             raise MalformedMove(f"seat must be a number from 0 to {len(rec.players) - 1}", field="seat")
-        entries.check_unique(entry["name"], {i: n for i, n in enumerate(rec.players) if i != seat}, "name")
+        entries.check_unique(entry["name"], {i: n for i, n in enumerate(rec.players) if i != seat},
+                             "player" if entry.get("player") else "name")
         table = service.load(game_id, rec)
         if table.over:
             raise GameOver("the game is already over")

@@ -11,8 +11,20 @@ is exactly one of several shapes: the service checks which, naming the field).
 
 from marshmallow import INCLUDE, RAISE, Schema, ValidationError, fields, validate
 
+from schemas.base import Strict
 from schemas.components import GAMES, HOUSE_RULES, PLAYER, PLAYER_SEAT, STATUSES
 from schemas.components import ref as component
+from schemas.mail import (  # noqa: F401 - the API's schemas, all read as schemas.X
+    Contact,
+    ContactChange,
+    Contacts,
+    Notice,
+    Notices,
+    OrganiserChange,
+    OrganiserContact,
+    SpectatorsChange,
+    SpectatorsHook,
+)
 
 __all__ = ["GAMES", "HOUSE_RULES", "STATUSES"]
 
@@ -24,11 +36,6 @@ def ref(name: str, field: type = fields.Raw, **kw) -> fields.Field:
     metadata = {**kw.pop("metadata", {}), "ref": name}
     return field(metadata=metadata, **kw)
 
-
-
-class Strict(Schema):
-    class Meta:
-        unknown = RAISE
 
 
 class PlayerEntry(fields.Field):
@@ -46,83 +53,6 @@ class PlayerEntry(fields.Field):
         if isinstance(value, dict):  # its keys are checked by the service, each by name
             return value
         raise ValidationError("a player is a name of 1 to 100 characters or an object {name, email, webhook}")
-
-
-class Contact(Schema):
-    seat = fields.Integer(required=True)
-    name = fields.String(required=True)
-    email = fields.String(required=True, allow_none=True)
-    webhook = fields.String(required=True, allow_none=True)
-    webhook_secret = fields.String(metadata={"description": "signs this seat's webhooks (Standard "
-                                                            "Webhooks): only in the answer that set a webhook"})
-    player = fields.String(metadata={"description": "the player seated here: their contacts are "
-                                                    "theirs, shown only to them (GET /v1/players/me)"})
-
-
-class SpectatorsHook(Schema):
-    webhook = fields.String(required=True, allow_none=True,
-                            metadata={"description": "the spectators' webhook URL; null: none"})
-    webhook_secret = fields.String(metadata={"description": "signs the spectators' webhooks: shown once, "
-                                                            "in the answer that set the URL"})
-
-
-class SpectatorsChange(Strict):
-    webhook = fields.String(required=True, allow_none=True,
-                            metadata={"format": "uri",
-                                      "description": "new URL (a new secret is returned); null stops it"})
-
-
-class OrganiserContact(Schema):
-    email = fields.String(allow_none=True, metadata={"description": "the organiser's address"})
-    webhook = fields.String(allow_none=True, metadata={"description": "the organiser's webhook URL"})
-    webhook_secret = fields.String(metadata={"description": "signs the organiser's webhooks (Standard "
-                                                            "Webhooks): shown once, when a URL is set"})
-
-
-class Contacts(Schema):
-    id = fields.String(required=True)
-    contacts = fields.List(fields.Nested(Contact), required=True)
-    spectators = fields.Nested(SpectatorsHook, metadata={"description": "for the admin only"})
-    organiser = fields.Nested("OrganiserContact", metadata={"description": "for the admin only"})
-
-
-class ContactChange(Strict):
-    email = fields.String(allow_none=True, metadata={"format": "email",
-                                                     "description": "new address; null clears it"})
-    webhook = fields.String(allow_none=True, metadata={"format": "uri", "description":
-                                                       "new URL (a new secret is returned); null clears it"})
-
-
-class OrganiserChange(ContactChange):
-    """The organiser's contact: as a seat's (keys given replace, null clears)."""
-
-
-class Notice(Schema):
-    id = fields.String(required=True, metadata={
-        "description": "GAME.SEAT.VERSION.REASON (and a tag of the mail an answer answers): also the "
-                       "e-mail's Message-ID and the webhook-id"})
-    seat = fields.Integer(required=True, allow_none=True,
-                          metadata={"description": "null for the spectators' webhook and the organiser"})
-    to = fields.String(required=True, metadata={"enum": ["seat", "spectators", "organiser"]})
-    version = fields.Integer(required=True, metadata={"description": "the game's version the notice was written at"})
-    reason = fields.String(required=True, metadata={
-        "description": "start, turn, trick, hand, game-over, reminder, timeout, undelivered (to the "
-                       "organiser), or an answer to a mail: applied, refused, show, help"})
-    state = fields.String(required=True, metadata={
-        "enum": ["pending", "sent", "failed"],
-        "description": "pending, sent (on every channel), or failed (only webhooks the address guard "
-                       "refuses were left: not tried again; error says why)"})
-    delivered = fields.List(fields.String(), required=True, metadata={
-        "description": "the channels (email, webhook) that have taken it: a retry sends only the others"})
-    attempts = fields.Integer(required=True)
-    error = fields.String(required=True, allow_none=True, metadata={"description": "the last delivery's failure"})
-    created = fields.String(required=True, metadata={"description": "UTC, ISO 8601"})
-    next_try = fields.String(required=True, allow_none=True, metadata={"description": "null once sent"})
-
-
-class Notices(Schema):
-    id = fields.String(required=True)
-    notices = fields.List(fields.Nested(Notice), required=True)
 
 
 class CreateGame(Strict):

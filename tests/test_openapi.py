@@ -108,7 +108,8 @@ def test_every_operation_is_named_and_says_who_may_call_it(spec):
 BODIES = {"createGame": {"game": "king-of-danger", "players": ["a", "b"]}, "submitMoves": {"text": "W1"},
           "abortGame": {}, "setClock": {"paused": True}, "replaceSeat": {"name": "Cy"},
           "changeContact": {"email": None}, "changeSpectators": {"webhook": None},
-          "receiveEmail": b"Subject: no game\r\n\r\nhello"}
+          "receiveEmail": b"Subject: no game\r\n\r\nhello", "fillSeat": {"bot": "random"},
+          "joinGame": {}, "changeOrganiser": {"email": None}, "changeMe": {"email": None}}
 
 
 def test_the_security_of_each_operation_is_as_answered(client, spec):

@@ -114,7 +114,7 @@ def ratings_svg(args, player_id):
 @blp.route("/games/<game_id>/join", methods=["POST"])
 @blp.arguments(s.JoinGame())
 @blp.response(201, s.Joined)
-@blp.doc(security=AUTH)
+@blp.doc(operationId="joinGame", security=TOKEN)
 @refusals(blp, 400, 401, 403, 404, 409, 413, 415)
 @timed("join")
 def join(args, game_id):
@@ -130,7 +130,7 @@ def join(args, game_id):
 @blp.route("/games/<game_id>/seats/<int:seat>/fill", methods=["POST"])
 @blp.arguments(s.FillSeat())
 @blp.response(201, s.Joined)
-@blp.doc(security=AUTH)
+@blp.doc(operationId="fillSeat", security=TOKEN)
 @refusals(blp, 400, 401, 403, 404, 409, 413, 415)
 @timed("fill")
 def fill(args, game_id, seat):
@@ -142,7 +142,7 @@ def fill(args, game_id, seat):
 
 @blp.route("/games/<game_id>/cancel", methods=["POST"])
 @blp.response(200, s.Joined)
-@blp.doc(security=AUTH)
+@blp.doc(operationId="cancelOpenGame", security=TOKEN)
 @refusals(blp, 401, 403, 404, 409)
 @timed("cancel")
 def cancel(game_id):

@@ -29,7 +29,7 @@ import json
 
 from referee import entries
 from referee.caller import new_token, token_hash
-from referee.errors import Forbidden, GameOver, NoSuchGame, VersionConflict
+from referee.errors import Forbidden, GameOver, NoSuchGame, Unauthenticated, VersionConflict
 from referee.events import utcnow
 from referee.games.base import MalformedMove, RefereeError
 from referee.mail.contacts import check_email, parse_spectators
@@ -259,6 +259,13 @@ def _start(service, record: dict) -> dict:
     return {"status": found.status, "version": found.version}
 
 
+def _token_given(token: str | None) -> None:
+    """An admin's call without a token is refused before anything is read: it
+    learns nothing of which games are open."""
+    if not token:
+        raise Unauthenticated("send Authorization: Bearer <the game's admin token>")
+
+
 def _admin(record: dict, token: str | None) -> None:
     if not token or not hmac.compare_digest(record["admin_hash"], token_hash(token)):
         raise Forbidden("only the open game's admin token may do this")
@@ -266,6 +273,7 @@ def _admin(record: dict, token: str | None) -> None:
 
 def fill(service, game_id: str, token: str | None, seat, body: dict) -> dict:
     """The admin gives an open seat to a bot: ``{bot, name?}``."""
+    _token_given(token)
     if not isinstance(body, dict) or set(body) - {"bot", "name"} or "bot" not in body:
         raise MalformedMove("the body is {bot, name?}", field="bot")
     entry = entries.parse_player({"name": body.get("name") or f"{body['bot']} bot", "bot": body["bot"]}, 0)
@@ -302,6 +310,7 @@ def fill(service, game_id: str, token: str | None, seat, body: dict) -> dict:
 
 def cancel(service, game_id: str, token: str | None) -> dict:
     """The admin cancels an open game: out of the lobby, nobody can join."""
+    _token_given(token)
     for _ in range(50):
         record, text = _read(service, game_id)
         _admin(record, token)
