@@ -222,8 +222,10 @@ def _create_games(service, meta: dict, league: League) -> bool:
             continue
         options = setup.game_options(league.state.terms, len(t["seats"]))
         try:
+            # the league's admin token is each game's too: its organiser may hand a
+            # seat on (a withdrawn player's) or pause a clock, as in any game
             service.create(meta["game"], [{"player": p} for p in t["seats"]], options,
-                           game_id=t["game"], extra_more={MARK: meta["id"]})
+                           game_id=t["game"], extra_more={MARK: meta["id"]}, admin_hash=meta["admin_hash"])
         except ValueError:  # another worker created it first
             pass
         made = True

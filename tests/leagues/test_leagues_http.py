@@ -320,3 +320,24 @@ def test_a_game_lost_on_time_is_recorded_and_ends_the_league(client):
     seats = got["rounds"][0]["games"][0]["seats"]
     assert got["rounds"][0]["games"][0]["placings"][seats.index(late)] == 2
     assert [s["player"] for s in got["standings"]][-1] == late
+
+
+def test_the_league_admin_hands_a_seat_of_a_running_league_game_on(client):
+    """The league's admin token is its games' admin token: the organiser gives a
+    player's seat in a game being played to another registered player, whose own
+    token then plays it, and the old holder's no longer does."""
+    humans = players(client, 4, bot=None)
+    league = create(client, humans, format="swiss", rounds=2)
+    game = client.get(f"/v1/leagues/{league['id']}").json["rounds"][0]["games"][0]
+    gid, leaving = game["game"], game["seats"][0]
+    sub = client.post("/v1/players", json={"name": "Substitute"}).json
+    seated = next(p for p in humans if p["id"] == game["seats"][1])
+    r = client.post(f"/v1/games/{gid}/seats/0/replace", json={"player": sub["id"]},
+                    headers=auth(seated["token"]))  # a player's token is no admin's
+    assert r.status_code == 403
+    r = client.post(f"/v1/games/{gid}/seats/0/replace", json={"player": sub["id"]},
+                    headers=auth(league["admin_token"]))
+    assert r.status_code == 201, r.json
+    assert client.get(f"/v1/games/{gid}/view", headers=auth(sub["token"])).json["seat"] == 0
+    old = next(p for p in humans if p["id"] == leaving)
+    assert client.get(f"/v1/games/{gid}/view", headers=auth(old["token"])).status_code == 401
