@@ -21,12 +21,12 @@ KOD = "king-of-danger"
      "options.clock.move_seconds", None),
     # an unknown option: every option the game takes, its own and every game's
     ({"game": KOD, "players": ["Ann", "Bob"], "options": {"targte": 5}}, "options.targte",
-     "its options: clock, deck, first_dealer, seed, target"),
+     "its options: clock, deck, first_dealer, follow_suit, seed, target"),
     ({"game": "kings-keys", "players": ["Ann", "Bob", "Cy"], "options": {"wild": True}}, "options.wild",
      "its options: clock, deck, first_dealer, seed, wild_cards"),
     # an unknown key of the body: every key the body may have
     ({"game": KOD, "players": ["Ann", "Bob"], "organizer": {}}, "organizer",
-     "the fields are game, options, organiser, players, spectators"),
+     "the fields are game, options, organiser, players, rated, spectators"),
     ({"game": KOD, "players": ["Ann", "Bob"], "organiser": {"mail": "x"}}, "organiser.mail",
      "a contact has email and webhook"),
 ])
