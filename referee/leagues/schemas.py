@@ -59,8 +59,9 @@ class CrossRow(Schema):
     player = fields.String()
     name = fields.String()
     results = fields.List(fields.Raw(allow_none=True, metadata={
-        "type": "number", "description": "the points against each opponent, in the rows' order; "
-                                         "null against oneself or before they met"}))
+        "type": "array", "items": {"type": "number"},
+        "description": "against each player, in the rows' order: the points of each game they "
+                       "played (one per cycle; none yet: []); null against oneself"}))
 
 
 class League(Schema):

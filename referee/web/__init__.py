@@ -158,11 +158,7 @@ def _row(g: dict) -> dict:
         except NoSuchGame:
             to_act = []
     turn = ", ".join(who[s] for s in to_act or [] if isinstance(s, int) and 0 <= s < len(who))
-    try:
-        title = engine_by_name(g["game"]).title
-    except RefereeError:
-        title = g["game"]
-    return {**g, "names": who, "title": title, "turn": turn if g["status"] == "active" else "",
+    return {**g, "names": who, "title": game_title(g["game"]), "turn": turn if g["status"] == "active" else "",
             "started": str(g.get("created_at", ""))[:16].replace("T", " ")}
 
 
@@ -185,10 +181,19 @@ def game_page(game_id):
                            title=engine_by_name(summary["game"]).title, result=result)
 
 
+def game_title(game: str) -> str:
+    """A game's name as players say it; the id itself for one the referee does not know."""
+    try:
+        return engine_by_name(game).title
+    except RefereeError:
+        return str(game)
+
+
 def install(app, api) -> None:
     """Register the pages, the pictures (documented in OpenAPI) and CORS."""
     api.register_blueprint(pictures_blp)
     app.register_blueprint(pages)
+    app.jinja_env.filters["game_title"] = game_title  # "King of Danger" for king-of-danger
     cors.install(app)
     from referee.web import csp
 
