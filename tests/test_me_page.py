@@ -118,3 +118,30 @@ def test_no_token_or_a_bad_one_is_said_in_words(site, browser):
     kit.wait(browser, lambda d: "not a player's token" in alert(d))
     assert not browser.find_element("id", "me-lists").is_displayed()
     assert no_sideways_scroll(browser)
+
+
+def test_an_invitation_is_joined_from_the_page(site, browser):
+    """An open game keeping a seat for the player's confirmed address is listed with
+    a Join button; pressing it (Enter) takes the seat, and the page lists the game
+    among the player's games, the invitation gone."""
+    from referee.players.store import players_of
+
+    url, client, app = site
+    ann, cat = register(client, "Ann"), register(client, "Cat")
+    # the address confirmed as its code coming back would (tests/test_open_games.py)
+    players_of(app.extensions["referee"]).update(
+        cat["id"], {"email": "cat@example.org", "email_confirmed": True}, None)
+    r = client.post("/v1/games", json={"game": "king-of-danger",
+                                       "players": [{"player": ann["id"]}, {"invite": "cat@example.org"}]})
+    assert r.status_code == 201, r.json
+    gid = r.json["id"]
+    browser.get(f"{url}/me#token={cat['token']}")
+    kit.wait(browser, lambda d: any(gid in t for t in texts(d, "invitations")))
+    assert texts(browser, "current") == ["No other game in play."]
+    browser.find_element("css selector", "#invitations button").send_keys("\n")
+    kit.wait(browser, lambda d: any(gid in t for t in texts(d, "waiting") + texts(d, "current")))
+    assert texts(browser, "invitations") == ["No open game is keeping a seat for you."]
+    assert alert(browser) == ""
+    game = client.get(f"/v1/games/{gid}").json
+    assert game["status"] in ("active", "settling")
+    assert no_sideways_scroll(browser)
