@@ -4,6 +4,10 @@
 time as a picture (``/v1/players/{id}/ratings.svg``). Only what the public profile
 shows: no contacts, no token, no game's state.
 
+``GET /me``: the player's own page, drawn by its static script (``me.js``) from
+``GET /v1/players/me`` with the token of the address's fragment: the games waiting
+on the player first, then its other games, its invitations and its leagues.
+
 ``GET /players/{id}/confirm?code=C``: the link of a confirmation message opens a
 page with a button; only the button (a form ``POST``) confirms. A link opened by a
 mail scanner or a preview confirms nothing.
@@ -51,3 +55,10 @@ def confirm_post(player_id):
                                outcome={"ok": False, "detail": err.detail}), err.status
     return render_template("players/confirm.html", player_id=player_id, code="",
                            outcome={"ok": True, "detail": "Your address is confirmed."})
+
+
+@pages.route("/me")
+def me_page():
+    """The player's own page: the script reads the player token from the fragment
+    (``/me#token=...``, never sent in an address) and asks ``GET /v1/players/me``."""
+    return render_template("players/me.html")

@@ -1,0 +1,157 @@
+"""The player's own page, /me, in a real browser: the games waiting on the player
+listed first, each linking to the game page with the player's token, one move
+played from there, and the game no longer waiting; no token, or a bad one, said
+in words; the token never in any address the page asks for."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from tests import browser as kit
+from tests.test_playing_browser import move_texts, panel_version, repo_root
+
+
+class Addresses:
+    """WSGI middleware keeping every address the browser asked for (path and query)."""
+
+    def __init__(self, app):
+        self.app, self.seen = app, []
+
+    def __call__(self, environ, start_response):
+        self.seen.append(environ.get("PATH_INFO", "") + "?" + environ.get("QUERY_STRING", ""))
+        return self.app(environ, start_response)
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    for url, client, app in kit.serve(tmp_path_factory, poll=0.02):
+        app.wsgi_app = app.extensions["addresses"] = Addresses(app.wsgi_app)
+        yield url, client, app
+
+
+@pytest.fixture(scope="module")
+def chromium(tmp_path_factory):
+    for driver in kit.chromium(tmp_path_factory):
+        driver.set_window_size(375, 800)  # a phone's width: the page must fit it
+        yield driver
+
+
+@pytest.fixture
+def browser(chromium):
+    chromium.get("about:blank")  # each test starts from a fresh page, not a fragment change
+    return chromium
+
+
+def register(client, name: str) -> dict:
+    r = client.post("/v1/players", json={"name": name})
+    assert r.status_code == 201, r.json
+    return r.json
+
+
+def texts(driver, list_id: str) -> list[str]:
+    # read in one script: a new token in the fragment reloads the page under our feet
+    return driver.execute_script(
+        "return Array.from(document.querySelectorAll(arguments[0])).map(li => li.innerText.trim())",
+        f"#{list_id} li")
+
+
+def alert(driver) -> str:
+    return driver.execute_script("var a = document.querySelector('#me [role=alert]');"
+                                 " return a ? a.innerText.trim() : ''")
+
+
+def no_sideways_scroll(driver) -> bool:
+    wide = driver.execute_script(
+        "return [document.documentElement.scrollWidth, window.innerWidth, document.body.scrollWidth]")
+    assert wide[1] <= 375, wide  # the window really is a phone's width
+    return wide[0] <= wide[1] and wide[2] <= wide[1]
+
+
+def test_a_game_waiting_is_played_from_the_players_page(site, browser):
+    url, client, app = site
+    ann, bob = register(client, "Ann"), register(client, "Bob")
+    r = client.post("/v1/games", json={"game": "king-of-danger",
+                                       "players": [{"player": ann["id"]}, {"player": bob["id"]}]})
+    assert r.status_code == 201, r.json
+    gid = r.json["id"]
+    summary = client.get(f"/v1/games/{gid}").json
+    seat = summary["to_act"][0]
+    mover, other = (ann, bob) if seat == 0 else (bob, ann)
+
+    browser.get(f"{url}/me#token={mover['token']}")
+    kit.wait(browser, lambda d: any(gid in t for t in texts(d, "waiting")))
+    assert alert(browser) == ""
+    link = browser.find_element("css selector", "#waiting a")
+    assert link.get_attribute("href") == f"{url}/games/{gid}#token={mover['token']}"
+    assert no_sideways_scroll(browser)
+    if os.environ.get("REFEREE_SCREENSHOTS"):
+        out = repo_root() / "docs" / "screenshots"
+        out.mkdir(parents=True, exist_ok=True)
+        browser.save_screenshot(str(out / "me.png"))
+    # the other player sees it among their games, not waiting on them
+    browser.get(f"{url}/me#token={other['token']}")
+    kit.wait(browser, lambda d: any(gid in t for t in texts(d, "current")))
+    assert texts(browser, "waiting") == ["No game is waiting on you."]
+    assert texts(browser, "leagues") == ["You are in no league."]
+
+    # follow the link, with the keyboard's Enter, and play the first legal move
+    browser.get(f"{url}/me#token={mover['token']}")
+    kit.wait(browser, lambda d: d.find_elements("css selector", "#waiting a"))
+    browser.find_element("css selector", "#waiting a").send_keys("\n")
+    kit.wait(browser, lambda d: panel_version(d) == client.get(f"/v1/games/{gid}").json["version"])
+    v = client.get(f"/v1/games/{gid}").json["version"]
+    assert move_texts(browser)
+    browser.find_element("css selector", "#moves button.move").click()
+    browser.find_element("id", "play-button").click()
+    kit.wait(browser, lambda d: client.get(f"/v1/games/{gid}").json["version"] > v)
+    after = client.get(f"/v1/games/{gid}").json
+    assert seat not in after["to_act"]
+
+    browser.get(f"{url}/me#token={mover['token']}")
+    kit.wait(browser, lambda d: any(gid in t for t in texts(d, "current")))
+    assert texts(browser, "waiting") == ["No game is waiting on you."]
+    # the token went only in headers: never in an address the browser asked for
+    seen = app.extensions["addresses"].seen
+    assert any(s.startswith("/v1/players/me") for s in seen)
+    assert not [s for s in seen if mover["token"] in s or other["token"] in s]
+
+
+def test_no_token_or_a_bad_one_is_said_in_words(site, browser):
+    url, _, _ = site
+    browser.get(f"{url}/me")
+    kit.wait(browser, lambda d: "No player token" in alert(d))
+    assert "/me#token=" in alert(browser)
+    assert not browser.find_element("id", "me-lists").is_displayed()
+    browser.get(f"{url}/me#token=not-a-token")
+    kit.wait(browser, lambda d: "not a player's token" in alert(d))
+    assert not browser.find_element("id", "me-lists").is_displayed()
+    assert no_sideways_scroll(browser)
+
+
+def test_an_invitation_is_joined_from_the_page(site, browser):
+    """An open game keeping a seat for the player's confirmed address is listed with
+    a Join button; pressing it (Enter) takes the seat, and the page lists the game
+    among the player's games, the invitation gone."""
+    from referee.players.store import players_of
+
+    url, client, app = site
+    ann, cat = register(client, "Ann"), register(client, "Cat")
+    # the address confirmed as its code coming back would (tests/test_open_games.py)
+    players_of(app.extensions["referee"]).update(
+        cat["id"], {"email": "cat@example.org", "email_confirmed": True}, None)
+    r = client.post("/v1/games", json={"game": "king-of-danger",
+                                       "players": [{"player": ann["id"]}, {"invite": "cat@example.org"}]})
+    assert r.status_code == 201, r.json
+    gid = r.json["id"]
+    browser.get(f"{url}/me#token={cat['token']}")
+    kit.wait(browser, lambda d: any(gid in t for t in texts(d, "invitations")))
+    assert texts(browser, "current") == ["No other game in play."]
+    browser.find_element("css selector", "#invitations button").send_keys("\n")
+    kit.wait(browser, lambda d: any(gid in t for t in texts(d, "waiting") + texts(d, "current")))
+    assert texts(browser, "invitations") == ["No open game is keeping a seat for you."]
+    assert alert(browser) == ""
+    game = client.get(f"/v1/games/{gid}").json
+    assert game["status"] in ("active", "settling")
+    assert no_sideways_scroll(browser)
