@@ -15,6 +15,7 @@ import time
 from referee.caller import token_hash
 from referee.errors import Unauthenticated
 from referee.events import utcnow
+from referee.games import engine as engine_by_name
 from referee.games.base import MalformedMove, RefereeError
 from referee.mail.contacts import check_email, check_webhook, new_webhook_secret
 from referee.players import confirmation
@@ -100,6 +101,14 @@ def public(service, player: dict) -> dict:
 OPEN_STATUSES = ("active", "settling")
 
 
+def _title(game: str) -> str:
+    """The game's name as players say it ("King of Danger")."""
+    try:
+        return engine_by_name(game).title
+    except RefereeError:
+        return game
+
+
 def current_games(service, player_id: str) -> list[dict]:
     """The games the player holds a seat in and that have not ended, oldest first:
     ``{id, game, seat, status, version}`` each. Read from the player's index (its
@@ -109,8 +118,9 @@ def current_games(service, player_id: str) -> list[dict]:
     for gid, seat in players_of(service).seats(player_id).items():
         rec = service.store.record(gid)
         if rec is not None and rec.status in OPEN_STATUSES:
-            out.append({"id": gid, "game": rec.game, "seat": seat, "status": rec.status,
-                        "version": rec.version, "created": rec.created_at})
+            out.append({"id": gid, "game": rec.game, "title": _title(rec.game), "players": rec.players,
+                        "seat": seat, "status": rec.status, "version": rec.version,
+                        "created": rec.created_at})
     out.sort(key=lambda g: (g["created"], g["id"]))
     return out
 
@@ -126,7 +136,8 @@ def waiting(service, games: list[dict]) -> list[dict]:
             continue
         if g["seat"] in summary["to_act"]:
             due = [d["deadline"] for d in summary["deadlines"] if d["seat"] == g["seat"]]
-            out.append({"id": g["id"], "game": g["game"], "seat": g["seat"], "version": summary["version"],
+            out.append({"id": g["id"], "game": g["game"], "title": g["title"], "players": g["players"],
+                        "seat": g["seat"], "version": summary["version"],
                         "created": g["created"], "deadline": due[0] if due else None})
     # the nearest deadline first, then games without a clock, the oldest first
     out.sort(key=lambda g: (g["deadline"] is None, g["deadline"] or "", g["created"], g["id"]))

@@ -43,6 +43,8 @@ class PlayerTally(Schema):
 class PlayerGame(Schema):
     id = fields.String()
     game = fields.String()
+    title = fields.String(metadata={"description": "the game's name, as players say it"})
+    players = fields.List(fields.String(), metadata={"description": "who holds each seat, seat order"})
     seat = fields.Integer(metadata={"description": "the player's seat"})
     status = fields.String(metadata={"description": "active or settling"})
     version = fields.Integer()
@@ -52,6 +54,8 @@ class PlayerGame(Schema):
 class PlayerWaiting(Schema):
     id = fields.String()
     game = fields.String()
+    title = fields.String(metadata={"description": "the game's name, as players say it"})
+    players = fields.List(fields.String(), metadata={"description": "who holds each seat, seat order"})
     seat = fields.Integer()
     version = fields.Integer()
     created = fields.String()

@@ -25,7 +25,7 @@
   function gameItem(g, extra) {
     var li = el("li"), a = el("a");
     a.href = "/games/" + encodeURIComponent(g.id) + "#token=" + encodeURIComponent(token);
-    a.textContent = g.game + " (seat " + g.seat + ")";
+    a.textContent = (g.title || g.game) + ": " + (g.players || []).join(", ") + " (seat " + g.seat + ")";
     li.appendChild(a);
     li.appendChild(el("small", " " + g.id + (extra ? " · " + extra : "")));
     return li;
