@@ -77,6 +77,9 @@ def test_an_invitation_arrives_once_with_nothing_the_inviter_typed(client, servi
     assert "Ann" in body and "a basic bot" in body and "spam" not in (body + str(msg)).lower()
     assert f"POST /v1/games/{gid}/join" in body and "POST /v1/players" in body and "confirm" in body
     assert f"https://referee.example/games/{gid}" in body
+    page = client.get(f"/games/{gid}")  # the link's page: the open game's seats, no address
+    assert page.status_code == 200 and f"/v1/games/{gid}/join" in page.get_data(as_text=True)
+    assert "zoe@" not in page.get_data(as_text=True).lower()
     assert msg["Auto-Submitted"] == "auto-generated"
     invitations.deliver_due(service, now=time.time() + 10**6)  # a later round: nothing twice
     arrived(mail, "zoe@players.example", 1)
