@@ -15,7 +15,8 @@ wired here, never named by the service:
 * leagues (referee/leagues/running.py): a league game's end queues the job that
   records its result and pairs the next round;
 * players (referee/players): a seat given as ``{"player": ID}`` (an entry
-  resolver), the confirmation messages the background sender retries, each
+  resolver), the confirmation messages and open games' invitations the
+  background sender retries, each
   player's index of current games (a reaction on a game's creation) and the
   ``ratings`` job a game's end or a seat's new holder queues.
 
