@@ -15,7 +15,8 @@ wired here, never named by the service:
 * leagues (referee/leagues/running.py): a league game's end queues the job that
   records its result and pairs the next round;
 * players (referee/players): a seat given as ``{"player": ID}`` (an entry
-  resolver), the confirmation messages the background sender retries, each
+  resolver), the confirmation messages and open games' invitations the
+  background sender retries, each
   player's index of current games (a reaction on a game's creation) and the
   ``ratings`` job a game's end or a seat's new holder queues.
 
@@ -32,7 +33,7 @@ from referee import bots, entries, table, timeouts
 from referee.config import Config
 from referee.leagues import running as leagues
 from referee.mail import contacts, links, outbox, sending
-from referee.players import accounts, confirmation, following
+from referee.players import accounts, confirmation, following, invitations
 from referee.queue import InlineQueue, make_queue
 from referee.service import GameService
 from referee.store import Store, open_store
@@ -51,6 +52,8 @@ def wire() -> None:
     table.use_bots(bots)
     if confirmation.deliver_due not in sending.EVERY_ROUND:  # players' confirmations not yet sent
         sending.EVERY_ROUND.append(confirmation.deliver_due)
+    if invitations.deliver_due not in sending.EVERY_ROUND:  # open games' invitations not yet sent
+        sending.EVERY_ROUND.append(invitations.deliver_due)
 
 
 def assemble(store: Store, queue=None, players: bool = True, **options) -> GameService:

@@ -221,6 +221,7 @@ def confirm(service, player_id: str, code) -> dict:
     contacts = {**player["contacts"], "email_confirmed": True}
     if not player["contacts"].get("email_confirmed"):
         players_of(service).update(player["id"], contacts, done)
+        players_of(service).own_address(confirmation.address_key(done["email"]), player["id"])
         confirmation.send_soon(service, player["id"], done)  # nothing more to send
     return {"id": player["id"], "email_confirmed": True}
 

@@ -70,6 +70,16 @@ class PlayerStore:
         raise NotImplementedError
 
     def queue_mail(self, player_id: str, at: float) -> None:
+        """Queue a message: a player's confirmation, or an invitation (``invite.GAME.SEAT``:
+        no player id holds a dot), sent by referee/players/confirmation.py or invitations.py."""
+        raise NotImplementedError
+
+    def own_address(self, address_key: str, player_id: str) -> None:
+        """Note that ``player_id`` confirmed the address (its hash): it asked for mail."""
+        raise NotImplementedError
+
+    def address_owner(self, address_key: str) -> str | None:
+        """The player who last confirmed the address (the caller checks it still has it)."""
         raise NotImplementedError
 
     def due_mail(self, now: float, limit: int = 100) -> list[dict]:

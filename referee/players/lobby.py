@@ -16,9 +16,9 @@ write and creates the game; a process that dies between the two leaves a game
 ``starting`` without a log, which the next read of it (the lobby's, a join's, the
 summary's) creates.
 
-An invitation is not mailed by the referee: an address that never asked for mail
-gets none (docs/players.md). The seat is kept for the player whose *confirmed*
-address it is; the organiser tells the invitee, who registers (or has registered)
+An invitation is mailed once, under the confirmation's rule of one message per
+address and window (referee/players/invitations.py). The seat is kept for the
+player whose *confirmed* address it is: the invitee registers (or has registered)
 with that address, confirms it, and joins.
 """
 
@@ -34,6 +34,7 @@ from referee.events import utcnow
 from referee.games.base import MalformedMove, RefereeError
 from referee.mail.contacts import check_email, parse_spectators
 from referee.players import accounts
+from referee.players import invitations as mailing
 from referee.players.confirmation import address_key
 from referee.players.store import players_of
 from referee.service.creating import new_game_id
@@ -114,6 +115,7 @@ def open_game(service, game: str, players: list, options: dict | None, spectator
     for s in seats:  # told to the invitee's own `GET /v1/players/me` once the address is confirmed
         if "invite" in s:
             players_of(service).invite(address_key(s["invite"]), gid)
+    mailing.queue(service, record)  # mailed by a thread and the sender's rounds, never waited for
     return {**shown(record), "admin_token": admin}
 
 

@@ -148,6 +148,12 @@ class RedisPlayers(PlayerStore):
         self.r.hdel(M + "tries", player_id)
         self.r.zadd(M + "due", {player_id: at})
 
+    def own_address(self, address_key, player_id):
+        self.r.set(f"{{a:{address_key}}}:owner", player_id)
+
+    def address_owner(self, address_key):
+        return _text(self.r.get(f"{{a:{address_key}}}:owner"))
+
     def due_mail(self, now, limit=100):
         got = self.r.zrangebyscore(M + "due", "-inf", now, start=0, num=limit, withscores=True)
         tries = self.r.hmget(M + "tries", [m for m, _ in got]) if got else []

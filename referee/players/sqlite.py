@@ -42,6 +42,7 @@ CREATE TABLE IF NOT EXISTS mail_addresses (address TEXT PRIMARY KEY, at REAL NOT
 CREATE TABLE IF NOT EXISTS player_mail (
     player TEXT PRIMARY KEY, next_try REAL NOT NULL, attempts INTEGER NOT NULL, error TEXT);
 CREATE INDEX IF NOT EXISTS player_mail_due ON player_mail (next_try);
+CREATE TABLE IF NOT EXISTS address_owners (address TEXT PRIMARY KEY, player TEXT NOT NULL) WITHOUT ROWID;
 """
 
 
@@ -112,6 +113,14 @@ class SqlitePlayers(PlayerStore):
     def queue_mail(self, player_id, at):
         with self._tx() as conn:
             conn.execute("INSERT OR REPLACE INTO player_mail VALUES (?, ?, 0, NULL)", (player_id, at))
+
+    def own_address(self, address_key, player_id):
+        with self._tx() as conn:
+            conn.execute("INSERT OR REPLACE INTO address_owners VALUES (?, ?)", (address_key, player_id))
+
+    def address_owner(self, address_key):
+        rows = self._read("SELECT player FROM address_owners WHERE address = ?", (address_key,))
+        return rows[0][0] if rows else None
 
     def due_mail(self, now, limit=100):
         rows = self._read("SELECT player, next_try, attempts FROM player_mail WHERE next_try <= ? "

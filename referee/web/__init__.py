@@ -168,7 +168,7 @@ def game_page(game_id):
     try:
         summary = svc.summary(game_id)
     except NoSuchGame:
-        abort(404)
+        return _open_game_page(svc, game_id)
     at = request.args.get("at", type=int)
     if at is not None and not 1 <= at <= summary["version"]:
         at = None
@@ -179,6 +179,16 @@ def game_page(game_id):
     result = pictures.outcome(view["result"], who, view["status"] == "aborted")
     return render_template("game.html", summary=summary, view=view, lines=lines, at=at, names=who,
                            title=engine_by_name(summary["game"]).title, result=result)
+
+
+def _open_game_page(svc, game_id: str):
+    """An open game's page (the link its invitations carry): its seats, and how to take one."""
+    from referee.players import lobby  # the open games, seats to take (docs/players.md)
+
+    found = lobby.find(svc, game_id)
+    if found is None:
+        abort(404)
+    return render_template("open_game.html", game=found, title=game_title(found["game"]))
 
 
 def game_title(game: str) -> str:
