@@ -72,7 +72,9 @@ class CreateGame(Strict):
 
 class Seat(Schema):
     seat = fields.Integer(required=True)
-    name = fields.String(required=True)
+    name = fields.String(required=True, allow_none=True, metadata={
+        "description": "who plays the seat; null for an open game's seat not yet taken by a name "
+                       "(open, invited, or a player's: see docs/players.md)"})
     token = fields.String(metadata={"description": "bearer token acting as this seat: shown once "
                                                    "(a bot's seat has none: the referee moves for it)"})
     bot = fields.String(metadata={"enum": ["random", "basic"], "description": "the referee plays this seat"})
@@ -102,8 +104,9 @@ class GameCreated(Schema):
     seats = fields.List(fields.Nested(Seat), required=True)
     admin_token = fields.String(required=True, metadata={
         "description": "manages the game and sees everything: shown once"})
-    seed_commitment = fields.String(required=True, metadata={
-        "description": "SHA-256 of the shuffle seed, revealed at the end"})
+    seed_commitment = fields.String(required=True, allow_none=True, metadata={
+        "description": "SHA-256 of the shuffle seed, revealed at the end; null for an open game "
+                       "(its seed is drawn and committed when the last seat is taken)"})
     spectators = fields.Nested(SpectatorsHook, metadata={
         "description": "when a spectators' webhook was given: its URL and secret (shown once)"})
     organiser = fields.Nested("OrganiserContact", metadata={

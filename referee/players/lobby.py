@@ -116,7 +116,7 @@ def open_game(service, game: str, players: list, options: dict | None, spectator
         if "invite" in s:
             players_of(service).invite(address_key(s["invite"]), gid)
     mailing.queue(service, record)  # mailed by a thread and the sender's rounds, never waited for
-    return {**shown(record), "admin_token": admin}
+    return {**shown(record), "admin_token": admin, "seed_commitment": None}
 
 
 def shown(record: dict) -> dict:
@@ -127,11 +127,11 @@ def shown(record: dict) -> dict:
     seats = []
     for i, s in enumerate(record["seats"]):
         if "open" in s:
-            seats.append({"seat": i, "open": True})
+            seats.append({"seat": i, "name": None, "open": True})
         elif "invite" in s:
-            seats.append({"seat": i, "invited": True})
+            seats.append({"seat": i, "name": None, "invited": True})
         elif "player" in s:
-            seats.append({"seat": i, "player": s["player"]})
+            seats.append({"seat": i, "name": None, "player": s["player"]})
         else:
             seats.append({"seat": i, "name": s.get("name"), "bot": s.get("bot")})
     return {"id": record["id"], "game": record["game"], "status": record["status"],
