@@ -50,6 +50,8 @@ def wire() -> None:
     entries.register_on_tokens("links", lambda service, game_id, tokens: (
         {"links": found} if (found := links.for_new_game(service, game_id, tokens)) else {}))
     table.use_bots(bots)
+    if leagues.player_leagues not in accounts.LEAGUES_OF:  # a profile's leagues
+        accounts.LEAGUES_OF.append(leagues.player_leagues)
     if confirmation.deliver_due not in sending.EVERY_ROUND:  # players' confirmations not yet sent
         sending.EVERY_ROUND.append(confirmation.deliver_due)
     if invitations.deliver_due not in sending.EVERY_ROUND:  # open games' invitations not yet sent

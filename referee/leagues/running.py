@@ -344,6 +344,11 @@ def view(service, league_id: str) -> dict:
     return out
 
 
+def player_leagues(service, player_id: str, limit: int = 20) -> list[dict]:
+    """A player's leagues for the profile, the newest first (an index per player)."""
+    return leagues_of(service).of_player(player_id, limit)
+
+
 def listing(service, limit: int = 100) -> dict:
     return {"leagues": leagues_of(service).page(limit)}
 

@@ -94,8 +94,12 @@ def public(service, player: dict) -> dict:
             "ratings": players.ratings(player["id"]), "games": stats,
             "played": sum(s["played"] for s in stats.values()), "won": sum(s["won"] for s in stats.values()),
             "current_games": current_games(service, player["id"]),
-            # a league's players are seated by name: none names a player account yet
-            "leagues": []}
+            "leagues": [lg for find in LEAGUES_OF for lg in find(service, player["id"])]}
+
+
+# Where a player's leagues are found: registered by referee/system.py (the leagues
+# room follows the players', so the players' room names it not).
+LEAGUES_OF: list = []
 
 
 OPEN_STATUSES = ("active", "settling")

@@ -75,8 +75,9 @@ class PlayerProfile(Schema):
     won = fields.Integer()
     current_games = fields.List(fields.Nested(PlayerGame), metadata={
         "description": "the games the player holds a seat in that have not ended, oldest first"})
-    leagues = fields.List(fields.String(), metadata={
-        "description": "ids of the player's leagues (empty: leagues seat players by name)"})
+    leagues = fields.List(fields.Dict(), metadata={
+        "description": "the player's leagues, the newest first (at most 20): "
+                       "{id, name, game, format, created_at, status, version}"})
 
 
 class PlayerContacts(Schema):

@@ -341,3 +341,18 @@ def test_the_league_admin_hands_a_seat_of_a_running_league_game_on(client):
     assert client.get(f"/v1/games/{gid}/view", headers=auth(sub["token"])).json["seat"] == 0
     old = next(p for p in humans if p["id"] == leaving)
     assert client.get(f"/v1/games/{gid}/view", headers=auth(old["token"])).status_code == 401
+
+
+def test_a_players_profile_lists_their_leagues(client):
+    """The profile's leagues come from an index kept per player (both stores)."""
+    ps = players(client, 4)
+    first = create(client, ps[:2])
+    second = create(client, ps[1:3], name="Winter")
+    listed = {p["id"]: [lg["id"] for lg in client.get(f"/v1/players/{p['id']}").json["leagues"]] for p in ps}
+    assert listed[ps[0]["id"]] == [first["id"]]
+    assert set(listed[ps[1]["id"]]) == {first["id"], second["id"]}
+    assert listed[ps[2]["id"]] == [second["id"]]
+    assert listed[ps[3]["id"]] == []
+    shown = client.get(f"/v1/players/{ps[2]['id']}").json["leagues"][0]
+    assert shown["name"] == "Winter" and set(shown) == {"id", "name", "game", "format", "created_at",
+                                                          "status", "version"}  # nothing private

@@ -33,6 +33,11 @@ class LeagueStore:
         """The newest leagues first: ``[{id, name, game, format, created_at, status, version}]``."""
         raise NotImplementedError
 
+    def of_player(self, player_id: str, limit: int = 100) -> list[dict]:
+        """A player's leagues, the newest first, as ``page`` gives them: read from an
+        index kept per player, so a profile never scans the leagues."""
+        raise NotImplementedError
+
     # The point just before a write becomes final: tests make it raise, as a
     # process killed there would stop.
     def _commit_point(self, where: str) -> None:

@@ -30,6 +30,11 @@ return {1, n + #ARGV - 2}
 """
 
 
+def _player_key(player_id: str) -> str:
+    """A player's leagues (its tag the player's, as the players' own keys)."""
+    return f"{{p:{player_id}}}:leagues"
+
+
 def _k(league_id: str, what: str) -> str:
     return f"{{l:{league_id}}}:{what}"
 
@@ -45,6 +50,8 @@ class RedisLeagues(LeagueStore):
                             args=[json.dumps(meta), first.to_json()]):
             raise ValueError(f"league {meta['id']} exists already")
         self.r.zadd(LIST, {f"{meta['created_at']}|{meta['id']}": 0})
+        for player in meta.get("players", []):  # each player's index, under the player's tag
+            self.r.zadd(_player_key(player), {f"{meta['created_at']}|{meta['id']}": 0})
 
     def meta(self, league_id):
         got = self.r.hmget(_k(league_id, "meta"), "meta", "status", "version")
@@ -61,6 +68,14 @@ class RedisLeagues(LeagueStore):
                                args=[expected, status, *(ev.to_json() for ev in events)])
         if not code:
             raise Conflict(int(n))
+
+    def of_player(self, player_id, limit=100):
+        out = []
+        for member in self.r.zrevrangebylex(_player_key(player_id), "+", "-", start=0, num=limit):
+            meta = self.meta(member.decode().rpartition("|")[2])
+            if meta is not None:  # (a league whose creation failed after its index: none)
+                out.append({k: meta[k] for k in PUBLIC})
+        return out
 
     def page(self, limit=100):
         out = []

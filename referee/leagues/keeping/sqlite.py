@@ -14,6 +14,9 @@ CREATE TABLE IF NOT EXISTS leagues (
     id TEXT PRIMARY KEY, created_at TEXT NOT NULL, meta TEXT NOT NULL,
     status TEXT NOT NULL, version INTEGER NOT NULL);
 CREATE INDEX IF NOT EXISTS leagues_newest ON leagues (created_at DESC, id DESC);
+CREATE TABLE IF NOT EXISTS league_players (
+    player TEXT NOT NULL, created_at TEXT NOT NULL, league_id TEXT NOT NULL,
+    PRIMARY KEY (player, created_at, league_id)) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS league_events (
     league_id TEXT NOT NULL, seq INTEGER NOT NULL, body TEXT NOT NULL,
     PRIMARY KEY (league_id, seq)) WITHOUT ROWID;
@@ -49,6 +52,8 @@ class SqliteLeagues(LeagueStore):
                          (meta["id"], meta["created_at"], json.dumps(meta), "running", first.seq))
             conn.execute("INSERT INTO league_events VALUES (?, ?, ?)",
                          (meta["id"], first.seq, first.to_json()))
+            conn.executemany("INSERT OR IGNORE INTO league_players VALUES (?, ?, ?)",
+                             [(p, meta["created_at"], meta["id"]) for p in meta.get("players", [])])
 
     def meta(self, league_id):
         rows = self._read("SELECT meta, status, version FROM leagues WHERE id = ?", (league_id,))
@@ -70,6 +75,13 @@ class SqliteLeagues(LeagueStore):
             conn.execute("UPDATE leagues SET version = ?, status = ? WHERE id = ?",
                          (events[-1].seq, status, league_id))
             self._commit_point("league append")
+
+    def of_player(self, player_id, limit=100):
+        rows = self._read("SELECT l.meta, l.status, l.version FROM league_players p JOIN leagues l "
+                          "ON l.id = p.league_id WHERE p.player = ? "
+                          "ORDER BY p.created_at DESC, p.league_id DESC LIMIT ?", (player_id, limit))
+        return [{k: m[k] for k in PUBLIC} for m in
+                ({**json.loads(meta), "status": status, "version": version} for meta, status, version in rows)]
 
     def page(self, limit=100):
         rows = self._read("SELECT meta, status, version FROM leagues "
