@@ -204,3 +204,13 @@ def test_a_trick_of_kings_alone_is_drawn_as_set_aside(client):
         r = g.get("/board.svg", who)
         assert r.status_code == 200
         assert "Last trick: set aside, all Kings" in _texts(ET.fromstring(r.data))
+
+
+def test_every_king_of_the_castle_card_is_named_whole_in_a_hand():
+    """A seat reads its own cards: no event card's name is cut in a hand's card."""
+    from referee.games.king_of_the_castle.cards import CARD_NAMES
+    from referee.web import measure, pictures
+
+    room = pictures.HAND_STEP - 6 - 4  # the card's width, less the text's margin (boards/_card.svg)
+    cut = [name for name in CARD_NAMES if measure.fit(name, room, 12) != name]
+    assert cut == []

@@ -195,10 +195,20 @@ def _king_of_the_castle(view: dict, sc: dict) -> dict:
     decks_y = people_y + rows * (bh + 10) + 14
     height = decks_y + 14
     hand_y = height + 14
+    # The seat's own hand in rows of whole cards (a card's name is never cut: the
+    # player must read it), as many rows as the hand needs.
+    per_row = max(1, int((width - 34) // HAND_STEP))
+    hand = [{"card": c, "x": 20 + (i % per_row) * HAND_STEP, "y": hand_y + 10 + (i // per_row) * 42}
+            for i, c in enumerate(view.get("hand") or [])]
     if "hand" in view:
-        height += 90
+        height += 48 + 42 * max(1, math.ceil(len(hand) / per_row))
     return {"width": width, "height": height, "top": top, "castles_y": castles_y, "bw": bw, "bh": bh,
-            "boxes": boxes, "decks_y": decks_y, "hand_y": hand_y}
+            "boxes": boxes, "decks_y": decks_y, "hand_y": hand_y, "hand": hand, "hand_step": HAND_STEP}
+
+
+# The width a King of the Castle card takes in a seat's hand: its longest name,
+# beneficial-assassination, is 148 px at 12 px (tests/test_pictures.py checks every name)
+HAND_STEP = 160
 
 
 LAYOUTS = {"king-of-danger": _king_of_danger, "kings-keys": _kings_keys,
