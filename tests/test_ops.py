@@ -272,11 +272,15 @@ def test_behind_a_reverse_proxy_the_client_is_the_forwarded_one(monkeypatch, cap
     from referee.api import create_app
 
     def remote_seen(**headers):
+        # this request's own line, by its request id: a server another test left in
+        # this process may log a request of its own meanwhile
         caplog.clear()
+        rid = f"proxy-test-{len(headers)}-{id(caplog)}"
         with caplog.at_level(logging.INFO, logger="referee.access"):
-            create_app(service).test_client().get("/healthz", headers=headers,
+            create_app(service).test_client().get("/healthz", headers={**headers, "X-Request-ID": rid},
                                                   environ_base={"REMOTE_ADDR": "10.0.0.2"})
-        return [r.remote for r in caplog.records if r.name == "referee.access"]
+        return [r.remote for r in caplog.records
+                if r.name == "referee.access" and getattr(r, "request_id", None) == rid]
 
     assert remote_seen(**{"X-Forwarded-For": "203.0.113.9"}) == ["10.0.0.2"]  # not trusted by default
     monkeypatch.setenv("REFEREE_PROXY_HOPS", "1")
