@@ -10,7 +10,6 @@ under it, in this process or another on the same file.
 from __future__ import annotations
 
 import json
-from contextlib import contextmanager
 
 from referee.players.base import Conflict, PlayerStore
 
@@ -52,18 +51,9 @@ class SqlitePlayers(PlayerStore):
         with self.store._write_lock:
             self.store._writer().executescript(SCHEMA)
 
-    @contextmanager
     def _tx(self):
-        """The game store's writer, under its lock, in a transaction begun at once."""
-        with self.store._write_lock:
-            conn = self.store._writer()
-            conn.execute("BEGIN IMMEDIATE")
-            try:
-                yield conn
-                conn.commit()
-            except BaseException:
-                conn.rollback()
-                raise
+        """A transaction begun at once on the game store's writer (SqliteStore.immediate)."""
+        return self.store.immediate()
 
     def _read(self, sql: str, args=()) -> list:
         return self.store._conn().execute(sql, args).fetchall()

@@ -168,6 +168,22 @@ class SqliteStore(Store):
                 conn.rollback()
                 raise
 
+    @contextmanager
+    def immediate(self):
+        """The writer connection under the write lock, in a transaction begun at once
+        (BEGIN IMMEDIATE): what it reads is what it writes over, in every process. For
+        the rooms that keep tables of their own in this file (players, leagues) and
+        compare-and-set on what they read."""
+        with self._write_lock:
+            conn = self._writer()
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield conn
+                conn.commit()
+            except BaseException:
+                conn.rollback()
+                raise
+
     def create(self, record: GameRecord, first: Event, timer: str | None = None,
                to_act: list[int] | None = None) -> None:
         with self._transaction() as conn:

@@ -5,7 +5,6 @@ through its one writer connection under its write lock, each write one
 from __future__ import annotations
 
 import json
-from contextlib import contextmanager
 
 from referee.leagues.keeping.base import PUBLIC, Conflict, LeagueStore
 
@@ -29,17 +28,9 @@ class SqliteLeagues(LeagueStore):
         with self.store._write_lock:
             self.store._writer().executescript(SCHEMA)
 
-    @contextmanager
     def _tx(self):
-        with self.store._write_lock:
-            conn = self.store._writer()
-            conn.execute("BEGIN IMMEDIATE")
-            try:
-                yield conn
-                conn.commit()
-            except BaseException:
-                conn.rollback()
-                raise
+        """A transaction begun at once on the game store's writer (SqliteStore.immediate)."""
+        return self.store.immediate()
 
     def _read(self, sql: str, args=()) -> list:
         return self.store._conn().execute(sql, args).fetchall()
