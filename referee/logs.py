@@ -195,13 +195,18 @@ def install(app) -> None:
         if enabled:
             req = request._get_current_object()
             started = getattr(here, "request_started", None)
-            took = (time.perf_counter() - started) * 1000 if started else None
-            game = (req.view_args or {}).get("game_id")
-            access.info("request", extra={
-                "method": req.method, "path": req.path, "status": response.status_code,
-                "game": game, "duration_ms": round(took, 3) if took is not None else None,
-                "request_id": rid, "remote": req.remote_addr})
+            access_line(req.method, req.path, response.status_code, (req.view_args or {}).get("game_id"),
+                        started, rid, req.remote_addr)
         return response
+
+
+def access_line(method: str, path: str, status: int, game: str | None, started: float | None,
+                rid: str, remote: str | None) -> None:
+    """Log a request's one access line (``started``: its perf_counter at the start)."""
+    took = (time.perf_counter() - started) * 1000 if started else None
+    access.info("request", extra={
+        "method": method, "path": path, "status": status, "game": game,
+        "duration_ms": round(took, 3) if took is not None else None, "request_id": rid, "remote": remote})
 
 
 @contextmanager

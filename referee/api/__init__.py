@@ -9,7 +9,7 @@ from flask import Flask
 import referee
 import schemas
 from referee import logs, web
-from referee.api import bodies, limits, numbers, openapi, problems
+from referee.api import bodies, lane, limits, numbers, openapi, problems
 from referee.api.ops import ops
 from referee.api.routes import blp
 
@@ -77,7 +77,8 @@ def create_app(service=None, config=None) -> Flask:
     problems.install(app)  # after Api: our problem+json handlers replace its JSON ones
     logs.install(app)  # one JSON line per request, and X-Request-ID on every answer
     bodies.install(app)  # media types (415) and size caps (413) per endpoint
-    limits.install(app, service)  # 429 for floods: moves per token, audits and bad tokens per client
+    limiter = limits.install(app, service)  # 429 for floods: moves per token, audits and bad tokens per client
+    lane.install(app, service, limiter)  # the usual accepted move, answered in front of the app
     hops = os.environ.get("REFEREE_PROXY_HOPS", "0")
     if hops != "0":
         # Behind TLS-terminating reverse proxies: trust that many X-Forwarded-*

@@ -78,7 +78,7 @@ def _within_cap(req, cap: int) -> None:
     environ["wsgi.input"] = io.BytesIO(got)
 
 
-def _check_json(value) -> None:
+def check_json(value) -> None:
     """Refuse (400, naming where) what would trip code further on: nesting deeper
     than MAX_DEPTH, text that is no Unicode (a lone UTF-16 surrogate, which JSON's
     \\u escapes can spell but UTF-8 cannot hold) and integers too long to read
@@ -155,7 +155,7 @@ def install(app: Flask) -> None:
                 return  # not JSON: the schema's parser says so, as for any bad body
             except ValueError:  # an integer too long to read (referee/api/numbers.py)
                 body = _long_numbers(data)
-            _check_json(body)
+            check_json(body)
             if is_json_request(req):
                 g.referee_body = body
 

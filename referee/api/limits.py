@@ -74,17 +74,37 @@ def rate(name: str) -> tuple[tuple[int, int], ...]:
     return _parsed(os.environ.get(name) or DEFAULTS[name])
 
 
-def token_key() -> str:
+def token_key(authorization: str, remote: str | None) -> str:
     """Moves are counted per bearer token (its hash: no token is kept in the
     limiter's storage), or per address for a request without one."""
-    header = request.headers.get("Authorization", "")
-    if header:
-        return "token:" + hashlib.sha256(header.encode("utf-8", "replace")).hexdigest()
-    return "addr:" + address()
+    if authorization:
+        return "token:" + hashlib.sha256(authorization.encode("utf-8", "replace")).hexdigest()
+    return "addr:" + address(remote)
 
 
-def address() -> str:
-    return request.remote_addr or "127.0.0.1"
+def address(remote: str | None) -> str:
+    return remote or "127.0.0.1"
+
+
+def by_address(authorization: str, remote: str | None) -> str:
+    return "addr:" + address(remote)
+
+
+# The WSGI environ key under which a request arrives already admitted
+# (referee/api/lane.py): the limiter's decision was taken and counted for it once,
+# so ``before`` takes it instead of counting the request again.
+ADMITTED = "referee.admitted"
+
+
+class Admission:
+    """What the limiter decided for one request: ``over``, the 429 it earned; or
+    ``tally``, its counting left to the move's append; or ``record``, the game's
+    record read in the counters' round trip (or none of them)."""
+
+    __slots__ = ("over", "tally", "record")
+
+    def __init__(self, over=None, tally=None, record=None):
+        self.over, self.tally, self.record = over, tally, record
 
 
 def storage_uri(service) -> str:
@@ -234,8 +254,8 @@ class Limiter:
         # endpoint -> (rate's environment name, the key of the counter it hits)
         self.routes = {"games.moves": ("REFEREE_MOVE_RATE", token_key),
                        "games.inbound_email": ("REFEREE_MOVE_RATE", token_key),
-                       "games.audit": ("REFEREE_AUDIT_RATE", lambda: "addr:" + address()),
-                       "players.register": ("REFEREE_REGISTER_RATE", lambda: "addr:" + address())}
+                       "games.audit": ("REFEREE_AUDIT_RATE", by_address),
+                       "players.register": ("REFEREE_REGISTER_RATE", by_address)}
 
     @staticmethod
     def exempt(endpoint: str | None) -> bool:
@@ -250,24 +270,33 @@ class Limiter:
 
     def before(self) -> None:
         req = request._get_current_object()  # one look-up through the proxy, not one per use
-        endpoint = req.endpoint
-        if self.exempt(endpoint):
-            return
+        admitted = req.environ.pop(ADMITTED, None)
+        if admitted is None:
+            endpoint = req.endpoint
+            if self.exempt(endpoint):
+                return
+            game = req.view_args.get("game_id") if endpoint == "games.moves" and req.view_args else None
+            admitted = self.admit(endpoint, game, req.headers.get("Authorization", ""), req.remote_addr)
+        if admitted.over is not None:
+            raise admitted.over
+        if admitted.tally is not None:
+            g.referee_tally = admitted.tally  # counted by the append
+        if admitted.record is not None:
+            g.referee_record = admitted.record  # referee/api/routes.py's caller() takes it
+
+    def admit(self, endpoint: str, game: str | None, authorization: str, remote: str | None) -> Admission:
+        """Count a request to ``endpoint`` (not exempt) from ``remote`` with this
+        Authorization header (``game``: a move's game) and say what it earns."""
         now = time.time()
-        failed = _windows("auth-fail", address(), rate("REFEREE_AUTH_FAIL_RATE"), now)
+        failed = _windows("auth-fail", address(remote), rate("REFEREE_AUTH_FAIL_RATE"), now)
         route = self.routes.get(endpoint)
-        hits = _windows(endpoint, route[1](), rate(route[0]), now) if route else []
+        hits = _windows(endpoint, route[1](authorization, remote), rate(route[0]), now) if route else []
         # a move's game record comes along (read by the view otherwise)
-        game = req.view_args.get("game_id") if endpoint == "games.moves" and req.view_args else None
         if (game is not None and self.tallies and self.service.kept(game)
                 and not any(w[0] in self._refused for w in failed + hits)):
-            g.referee_tally = Tally(self, failed, hits, now)  # counted by the append
-            return
+            return Admission(tally=Tally(self, failed, hits, now))
         over, record = self._count(failed, hits, now, game)
-        if over is not None:
-            raise over
-        if record is not None:
-            g.referee_record = record  # referee/api/routes.py's caller() takes it
+        return Admission(over=over, record=record)
 
     def _count(self, failed: list, hits: list, now: float, game: str | None = None):
         """Count a request: (the 429 it earns or None, the game's record if read)."""
@@ -288,17 +317,24 @@ class Limiter:
         return None, record
 
     def after(self, response):
-        tally = g.get("referee_tally")
-        if tally is not None and not tally.done:  # it ended before its append: count it now
-            tally.done = True
-            over, _ = self._count(tally.failed, tally.hit, tally.now)
-            if over is not None:  # the answer it would have had before the move was judged
-                return current_app.handle_http_exception(over)
+        over = self.settle(g.get("referee_tally"))
+        if over is not None:  # the answer it would have had before the move was judged
+            return current_app.handle_http_exception(over)
         if response.status_code == 401 and not self.exempt(request.endpoint):
             now = time.time()
             self._add([(k, s) for k, _, s, _ in
-                       _windows("auth-fail", address(), rate("REFEREE_AUTH_FAIL_RATE"), now)], 1, now)
+                       _windows("auth-fail", address(request.remote_addr), rate("REFEREE_AUTH_FAIL_RATE"), now)],
+                      1, now)
         return response
+
+    def settle(self, tally: Tally | None) -> Limited | None:
+        """Count a request whose counting was left to an append that never came
+        (a refusal, a replayed answer): the 429 it earns, if any."""
+        if tally is None or tally.done:
+            return None
+        tally.done = True
+        over, _ = self._count(tally.failed, tally.hit, tally.now)
+        return over
 
     def _add(self, keys: list, by: int, now: float) -> None:
         try:

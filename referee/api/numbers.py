@@ -6,7 +6,7 @@ parser then raises in the middle of a body, before any field is known, and a
 path's ``<int:...>`` raises while the route is matched. Both would be a 500.
 
 In a JSON body such a number is kept as ``TooManyDigits`` (never an int), so the
-check that walks every body (``bodies._check_json``) refuses it naming its field,
+check that walks every body (``bodies.check_json``) refuses it naming its field,
 as any other bad number is. The usual body never meets this: only a body the fast
 parse refused is parsed again with the hook. In a path, such a number is past any
 seat there is, so it reaches the view as one and is refused naming the field.

@@ -10,7 +10,7 @@ from flask_smorest import Blueprint
 
 import schemas as s
 from referee import metrics
-from referee.api import bodies
+from referee.api import bodies, lane
 from referee.api.openapi import PUBLIC, TOKEN, TOKEN_OR_NONE, binary, refusals
 from referee.caller import Caller
 from referee.errors import Unauthenticated
@@ -160,6 +160,9 @@ def legal(game_id):
 @timed("moves")
 def moves(args, game_id):
     """Submit a move, several (all or nothing) or text in the game's notation."""
+    met = request.environ.pop(lane.MET, None)
+    if met is not None:  # the move lane met it after the move may have been written: answer it
+        raise met
     who = caller(game_id, kept=True)  # the record kept from this game's last move may do
     # the rate counters, when the limiter left them to the append (referee/api/limits.py)
     try:

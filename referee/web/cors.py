@@ -9,7 +9,8 @@ flask-cors works its options out again for every answer, about a twentieth of
 what a move costs the server. An answer under ``/v1/`` to a request that is no
 preflight and carries no ``Origin`` (no browser sent it) always gets the same
 headers from it, so those are taken from flask-cors once and copied after that;
-every other answer (a browser's, a preflight, a refusal) is still its work.
+every other answer (a browser's, a preflight, a refusal) is still its work. The
+move lane (referee/api/lane.py) adds the same headers to the moves it answers.
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ import os
 from flask import Flask, Response, request
 
 HEADERS_SET = "Access-Control-Allow-Origin"
+# app.extensions' key for the headers every plain answer under /v1/ gets (the move lane's too)
+PLAIN = "referee-cors-plain"
 
 
 def install(app: Flask) -> None:
@@ -36,7 +39,10 @@ def install(app: Flask) -> None:
     if len(added) != 1:  # not the flask-cors we know: leave its hook as it is
         return
     cors_after_request = added[0]
-    known: list[tuple[str, str]] = []
+    with app.test_request_context("/v1/", method="POST"):
+        probe = cors_after_request(Response())
+    known = [(k, v) for k, v in probe.headers.items() if k.startswith("Access-Control-") or k == "Vary"]
+    app.extensions[PLAIN] = tuple(known)
 
     def after_request(response: Response) -> Response:
         req = request._get_current_object()  # one look-up through the proxy, not four
@@ -45,9 +51,6 @@ def install(app: Flask) -> None:
             return cors_after_request(response)
         if HEADERS_SET in response.headers:  # set already (a refusal's, by flask-cors)
             return response
-        if not known:
-            probe = cors_after_request(Response())
-            known[:] = [(k, v) for k, v in probe.headers.items() if k.startswith("Access-Control-") or k == "Vary"]
         for key, value in known:
             response.headers.add(key, value)
         return response
