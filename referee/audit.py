@@ -24,8 +24,11 @@ import contextlib
 import gc
 import hashlib
 import json
+import re
 import threading
 from json.encoder import encode_basestring
+
+import orjson
 
 from referee import rng as rngmod
 from referee.events import REFEREE, Event, canonical_text, parsed_canonical_text
@@ -58,18 +61,47 @@ def _scalar_text(value) -> str:
     return canonical_text(value)
 
 
-_scan = json.JSONDecoder().scan_once  # what json.loads runs, without its per-call setup
-
-
 def _loads(line: str):
-    """The value of a line that is one JSON value and nothing else, as json.loads
-    gives it; None for anything else (json.loads then says what is wrong with it,
-    or takes it, as it takes surrounding white space, for the canonical check to refuse)."""
+    """The value of a line, as json.loads gives it, by orjson (twice as fast); None
+    when orjson does not take the line (not JSON, or what only the standard library
+    reads: NaN, an integer past 64 bits, a lone surrogate). json.loads then says
+    what is wrong with it, or takes it.
+
+    Where orjson takes a line its value is the standard library's: every line must
+    then be the canonical JSON of that value as the standard library writes it
+    (``_parse``), and that text parses back to the one value in both."""
     try:
-        value, end = _scan(line, 0)
-    except (StopIteration, ValueError):
+        return orjson.loads(line)
+    except orjson.JSONDecodeError:
         return None
-    return value if end == len(line) else None
+
+
+_SORTED = orjson.OPT_SORT_KEYS
+
+
+def _written_as(value, text: str) -> bool:
+    """Whether ``text`` is the canonical JSON of ``value``, where ``text`` is the
+    canonical JSON of some value (``_same``: a line ``_parse`` checked) or holds no
+    float (``_usual_body``). orjson writes the value first (three times as fast as
+    the standard library); where its text is ``text`` the answer is yes. Without a
+    float, orjson's text is the standard library's to the byte (keys sorted by code
+    point; strings, integers, true, false and null written alike). With one, that
+    text parses back to ``value`` exactly (an integer as an integer, true as true,
+    a number with a point as a float), and a canonical text is the canonical text
+    of what it parses to. Where orjson's text differs (it writes some floats
+    otherwise, ``1e16`` for ``1e+16``) or it cannot write the value, the standard
+    library decides."""
+    try:
+        if orjson.dumps(value, option=_SORTED).decode() == text:
+            return True
+    except TypeError:  # a key that is no string, an integer past 64 bits
+        pass
+    return parsed_canonical_text(value) == text
+
+
+# A number with a point or an exponent where a value starts: a float, or a string
+# that looks like one (``_usual_body``).
+_FLOAT = re.compile(r"[:,\[]-?[0-9]+[.eE]|^-?[0-9]+[.eE]")
 
 
 # How many payload texts found canonical an audit remembers: a game repeats many
@@ -90,7 +122,12 @@ def _usual_body(d: dict, line: str, known: set[str]) -> str | None:
     them) and must be the line's start and end; what is between them is the
     payload's text, canonical if it was found so before in this log (the canonical
     JSON of some value, so of the one it parses to) or if it is what encoding the
-    payload gives. The line is then exactly the canonical JSON of ``d``."""
+    payload gives. The line is then exactly the canonical JSON of ``d``.
+
+    The payload is encoded by orjson first (``_written_as``) when its text holds
+    no float: for a value without one, orjson's text is the standard library's to
+    the byte (keys sorted by code point, strings, integers, true, false and null
+    written alike); only a float may be written otherwise (``1e16``)."""
     actor, at, given, prev, salt, seq, kind = (d["actor"], d["at"], d["hash"], d["prev"], d["salt"],
                                                d["seq"], d["type"])
     if ("\\" in line or type(seq) is not int
@@ -109,7 +146,8 @@ def _usual_body(d: dict, line: str, known: set[str]) -> str | None:
         return None
     text = line[len(head):len(line) - len(tail)]
     if text not in known:
-        if text != parsed_canonical_text(d["payload"]):
+        payload = d["payload"]
+        if not (parsed_canonical_text(payload) == text if _FLOAT.search(text) else _written_as(payload, text)):
             return None
         if len(known) < KNOWN_PAYLOADS:
             known.add(text)
@@ -219,7 +257,7 @@ def _same(derived: list, actor, logged: list[Event], seq: int, what: str) -> Non
         # wrote 1 would pass a value comparison though its bytes are not the
         # referee's. The canonical texts must be the same.
         if (d.type != got.type or actor != got.actor or type(actor) is not type(got.actor)
-                or parsed_canonical_text(d.payload) != _payload_text(got)):
+                or not _written_as(d.payload, _payload_text(got))):
             raise Divergence(got.seq, "diverges",
                              f"event {got.seq} should be {d.type} {json.dumps(d.payload, sort_keys=True)[:300]}"
                              f" but the log has {got.type} {json.dumps(got.payload, sort_keys=True)[:300]}")

@@ -329,3 +329,23 @@ def test_cli_audit_of_a_deeply_nested_line_is_a_report(finished, tmp_path):
     assert r.returncode == 1 and "Traceback" not in r.stderr, r.stderr
     assert json.loads(r.stdout)["first_error"] == {"seq": 2, "code": "malformed",
                                                    "detail": "line 2 nests too deeply to be an event"}
+
+
+def test_a_float_is_canonical_only_as_the_standard_library_writes_it(finished):
+    """The audit reads lines and writes payloads with orjson where that is sure to
+    agree with the standard library (referee/audit.py, ``_written_as``). A float
+    is where the two may differ: ``1e+16`` is canonical, orjson's ``1e16`` is not.
+    A payload with a float written the canonical way passes the form checks (and
+    then diverges from the referee's event); written orjson's way it is refused."""
+    _, text = finished
+    lines = [json.loads(x) for x in text.splitlines()]
+    k = next(i for i, d in enumerate(lines) if isinstance(d["actor"], int) and "move" in d["payload"])
+    lines[k]["payload"] = {**lines[k]["payload"], "x": 1e16, "y": 0.5}
+    good = reseal(lines)
+    assert '"x":1e+16,"y":0.5' in good
+    report = audit(good)
+    assert report["chain"] == "ok" and report["first_error"]["code"] == "diverges"
+    assert report["first_error"]["seq"] == k + 1
+    report = audit(good.replace('"x":1e+16', '"x":1e16'))
+    assert report["first_error"] == {"seq": k + 1, "code": "not-canonical",
+                                     "detail": f"line {k + 1} is not in canonical JSON form"}
