@@ -180,7 +180,7 @@ _auditing = 0  # audits running in this process
 _gc_was_on = True
 
 
-def _parse(text: str | bytes) -> list[Event]:
+def _parse(text: str | bytes, read: list | None = None) -> list[Event]:
     raw = text.encode() if isinstance(text, str) else text
     try:  # one decode for the whole log; line by line only to name a line that is not UTF-8
         whole = raw.decode("utf-8")
@@ -189,30 +189,55 @@ def _parse(text: str | bytes) -> list[Event]:
     lines = whole.split("\n") if whole is not None else raw.split(b"\n")
     if lines and not lines[-1]:
         lines.pop()
+    return _events(lines, read)
+
+
+def usual_line(line: str, payloads: set[str]) -> tuple[dict, str] | None:
+    """``(the event, its body's canonical text)`` if ``line`` is the usual line of
+    an event and canonical (``_usual_body``), ``d`` with its "hash" still in it;
+    None if that is not sure (``_events`` then reads the line the long way). For a
+    reader that has the line first (a league's bundle, referee/leagues/bundle.py),
+    so it is read once."""
+    d = _loads(line)
+    if type(d) is not dict or d.keys() != FIELDS:
+        return None
+    body = _usual_body(d, line, payloads)
+    return None if body is None else (d, body)
+
+
+def _events(lines: list, read: list | None = None) -> list[Event]:
+    """The events of a log's lines (str, or bytes where the whole was no UTF-8),
+    every line checked (see the module's docstring); ``read``: for each line, what
+    ``usual_line`` gave for it already, or None."""
     events = []
     prev = "0" * 64
     payloads: set[str] = set()  # payload texts found canonical (see _usual_body)
     i = 0
     try:
         for i, line in enumerate(lines, start=1):
-            if whole is None:
-                try:
-                    line = line.decode("utf-8")
-                except UnicodeDecodeError:
-                    raise Divergence(i, "malformed", f"line {i} is not UTF-8") from None
-            d = _loads(line)
-            if d is None:
-                try:
-                    d = json.loads(line)  # anything else, answered (or refused) as json.loads does
-                except json.JSONDecodeError as err:
-                    raise Divergence(i, "malformed", f"line {i} is not JSON: {err}") from None
-                except ValueError:  # Python reads no integer of more than 4,300 digits
-                    raise Divergence(i, "malformed", f"line {i} holds an integer too long to read") from None
+            if read is not None and read[i - 1] is not None:
+                d, body = read[i - 1]
+            else:
+                if type(line) is bytes:
+                    try:
+                        line = line.decode("utf-8")
+                    except UnicodeDecodeError:
+                        raise Divergence(i, "malformed", f"line {i} is not UTF-8") from None
+                d = _loads(line)
+                if d is None:
+                    try:
+                        d = json.loads(line)  # anything else, answered (or refused) as json.loads does
+                    except json.JSONDecodeError as err:
+                        raise Divergence(i, "malformed", f"line {i} is not JSON: {err}") from None
+                    except ValueError:  # Python reads no integer of more than 4,300 digits
+                        raise Divergence(i, "malformed", f"line {i} holds an integer too long to read") from None
+                body = None
             if type(d) is not dict or d.keys() != FIELDS:
                 raise Divergence(i, "malformed", f"line {i} must have exactly the fields {sorted(FIELDS)}")
             # One canonical form per event: the body's (what the hash covers); the
             # line must be exactly that with "hash" in its sorted place (after "at").
-            body = _usual_body(d, line, payloads)
+            if body is None:
+                body = _usual_body(d, line, payloads)
             given = d.pop("hash")  # what is left is the body, no second dict built
             if body is None:
                 body = parsed_canonical_text(d)
@@ -398,14 +423,29 @@ def _replay(events: list[Event], seed: str | None, salt_key: str | None = None) 
 def audit(text: str | bytes) -> dict:
     """The report for an exported log (see the module's docstring)."""
     with _no_gc_pauses():
-        return _audit(text)
+        return _audit(lambda: _parse(text))
 
 
-def _audit(text: str | bytes) -> dict:
+def audit_lines(lines: list[str], read: list | None = None) -> tuple[dict, list[Event]]:
+    """``audit`` of a log given as its lines (``read``: what ``usual_line`` gave
+    for each, or None), and its events (empty if it is refused before its replay).
+    The events have been replayed: their payloads are the engines' to keep, so read
+    only their envelope (type, seq, hash), or read a line again for its payload."""
+    kept: list[Event] = []
+
+    def events() -> list[Event]:
+        kept[:] = _events(lines, read)
+        return kept
+
+    with _no_gc_pauses():
+        return _audit(events), kept
+
+
+def _audit(events_of) -> dict:
     report = {"valid": False, "events": 0, "first_error": None, "chain": "broken",
               "seed": "unrevealed", "result": None}
     try:
-        events = _parse(text)
+        events = events_of()
     except Divergence as err:
         report["first_error"] = {"seq": err.seq, "code": err.code, "detail": err.detail}
         return report

@@ -45,13 +45,13 @@ def audit_league(text: str | bytes) -> dict:
     report = {"valid": False, "events": 0, "games": 0, "first_error": None, "chain": "broken",
               "seed": "unrevealed", "standings": None}
     try:
-        league_lines, game_lines, starts = bundlemod.split(text)
-        events = _league_events(league_lines)
+        league_lines, game_lines, starts, read = bundlemod.split(text)
+        events = _league_events(league_lines, read[bundlemod.LEAGUE])
         report["events"], report["chain"] = len(events), "ok"
         seed = _seed(events)
         if seed is not None:
             report["seed"] = "verified"
-        checker = _Checker(events, game_lines, starts, seed)
+        checker = _Checker(events, game_lines, starts, seed, read)
         state = checker.run()
         report["games"] = len(checker.reports)
         report["standings"] = scoring.standings(state)
@@ -73,11 +73,11 @@ def audit_league(text: str | bytes) -> dict:
     return report
 
 
-def _league_events(lines: list[str]) -> list[Event]:
+def _league_events(lines: list[str], read: list) -> list[Event]:
     if not lines:
         raise Divergence("league", "malformed", "the bundle has no league log")
     try:  # the very checks of a game's log: canonical lines, seq, prev, hash
-        events = game_audit._parse("\n".join(lines) + "\n")
+        events = game_audit._events(lines, read)
     except game_audit.Divergence as err:
         raise Divergence(f"league event {err.seq}", err.code, err.detail) from None
     for ev in events:
@@ -99,13 +99,19 @@ def _seed(events: list[Event]) -> str | None:
     return seed
 
 
+# How a canonical event line that a seat lost by ends (lg.losers reads them)
+_LOST = (',"type":"resigned"}', ',"type":"forfeited"}')
+
+
 def _text(payload) -> str:
     return json.dumps(payload, sort_keys=True, ensure_ascii=False)[:300]
 
 
 class _Checker:
-    def __init__(self, events: list[Event], game_lines: dict, starts: dict, seed: str | None):
+    def __init__(self, events: list[Event], game_lines: dict, starts: dict, seed: str | None,
+                 read: dict | None = None):
         self.events, self.game_lines, self.starts, self.seed = events, game_lines, starts, seed
+        self.read = read or {}  # what the bundle's reading read of each line already
         self.reports: dict[str, tuple[dict, list[Event]]] = {}
 
     def run(self) -> st.LeagueState:
@@ -202,11 +208,17 @@ class _Checker:
         if lines is None:
             raise Divergence(f"game {game_id}", "missing-game",
                              f"game {game_id}'s log is not in the bundle")
-        report = game_audit.audit("\n".join(lines) + "\n")
+        report, _ = game_audit.audit_lines(lines, self.read.get(game_id))
         err = report["first_error"]
         if not report["valid"]:
             raise Divergence(f"game {game_id} event {err['seq']}", err["code"], err["detail"])
-        events = [Event.from_json(line) for line in lines]
+        # What the league reads of the game, read again from its lines (the audit's
+        # events were the replay's, the engines' to keep): its first event, its last,
+        # and the seats that resigned or forfeited. Every line is canonical now, so
+        # its type is its last field.
+        last = len(lines) - 1
+        events = [Event.from_json(line) for k, line in enumerate(lines)
+                  if k in (0, last) or line.endswith(_LOST)]
         self._seated(game_id, events[0].payload)
         self.reports[game_id] = (report["result"], events)
         return self.reports[game_id]

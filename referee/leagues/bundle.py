@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 
+from referee import audit as game_audit
 from referee.events import Event, canonical_text, parsed_canonical_text
 
 LEAGUE = "league"
@@ -53,37 +54,93 @@ def is_bundle(text: str | bytes) -> bool:
     return isinstance(d, dict) and "log" in d and "event" in d
 
 
-def split(text: str | bytes) -> tuple[list[str], dict[str, list[str]], dict[str, int]]:
+# The usual bundle line, around its event's text E: {"event":E,"log":"league"} or
+# {"event":E,"game":"G","log":"game"} (keys sorted, as canonical JSON writes them).
+_OPEN = '{"event":{'
+_LEAGUE_END = ',"log":"league"}'
+_GAME_MID, _GAME_END = '},"game":"', '","log":"game"}'
+
+
+def _cut(line: str, payloads: set) -> tuple[str, str | None, tuple] | None:
+    """``(E, G or None for the league's, what the game audit read of E)`` for the
+    usual bundle line, without parsing the line itself: E is cut from it, and E is
+    read and checked canonical as the audit reads an event line (``usual_line``).
+    The line is then canonical: E is the canonical JSON of an object and G a
+    string with nothing to escape, written between quotes. None if that is not
+    sure: ``split`` then reads the line the long way, which decides."""
+    if not line.startswith(_OPEN):
+        return None
+    if line.endswith(_LEAGUE_END):
+        event, game = line[9:len(line) - len(_LEAGUE_END)], None
+    elif line.endswith(_GAME_END):
+        # G holds no quote (checked below), so the last '},"game":"' is the one after E
+        mid = line.rfind(_GAME_MID, 0, len(line) - len(_GAME_END))
+        if mid < 0:
+            return None
+        event, game = line[9:mid + 1], line[mid + len(_GAME_MID):len(line) - len(_GAME_END)]
+        if not game or '"' in game or "\\" in game or not game.isprintable():
+            return None
+    else:
+        return None
+    read = game_audit.usual_line(event, payloads)
+    return None if read is None else (event, game, read)
+
+
+def split(text: str | bytes) -> tuple[list[str], dict[str, list[str]], dict[str, int], dict]:
     """The league's export lines, each game's export lines (by game id, in the
-    order first met) and the bundle line each game starts at; ``BadBundle`` names
-    the first line that is not a bundle line in canonical form."""
+    order first met), the bundle line each game starts at, and what the game audit
+    read already of each line (by log: "league" or a game id; a list beside its
+    lines, None where it read nothing); ``BadBundle`` names the first line that is
+    not a bundle line in canonical form.
+
+    The usual line is cut, not parsed (``_cut``): its event is then read once, for
+    its audit, not three times."""
     raw = text.encode() if isinstance(text, str) else text
-    lines = raw.split(b"\n")
+    try:  # one decode for the whole bundle; line by line only to name a line that is not UTF-8
+        lines = raw.decode("utf-8").split("\n")
+    except UnicodeDecodeError:
+        lines = raw.split(b"\n")
     if lines and not lines[-1]:
         lines.pop()
     league: list[str] = []
     games: dict[str, list[str]] = {}
     starts: dict[str, int] = {}
-    for i, b in enumerate(lines, start=1):
-        try:
-            line = b.decode("utf-8")
-            d = json.loads(line)
-        except (UnicodeDecodeError, ValueError):
-            raise BadBundle(i, "malformed", f"bundle line {i} is not JSON in UTF-8") from None
-        if not isinstance(d, dict) or d.get("log") not in (LEAGUE, GAME) or set(d) != (
-                {"event", "log"} if d.get("log") == LEAGUE else {"event", "game", "log"}):
-            raise BadBundle(i, "malformed", f"bundle line {i} must be {{event, log: \"league\"}} "
-                            "or {event, game, log: \"game\"}")
-        if d["log"] == GAME and (not isinstance(d["game"], str) or not d["game"]):
-            raise BadBundle(i, "malformed", f"bundle line {i} names no game")
-        if not isinstance(d["event"], dict):
-            raise BadBundle(i, "malformed", f"bundle line {i} holds no event")
-        if canonical_text(d) != line:
-            raise BadBundle(i, "not-canonical", f"bundle line {i} is not in canonical JSON form")
-        event = parsed_canonical_text(d["event"])
-        if d["log"] == LEAGUE:
-            league.append(event)
+    read: dict[str, list] = {LEAGUE: []}
+    payloads: set[str] = set()  # payload texts found canonical (referee/audit.py's _usual_body)
+    for i, line in enumerate(lines, start=1):
+        cut = _cut(line, payloads) if type(line) is str else None
+        if cut is not None:
+            event, game, seen = cut
         else:
-            starts.setdefault(d["game"], i)
-            games.setdefault(d["game"], []).append(event)
-    return league, games, starts
+            event, game = _long_way(i, line)
+            seen = None
+        if game is None:
+            league.append(event)
+            read[LEAGUE].append(seen)
+        else:
+            starts.setdefault(game, i)
+            games.setdefault(game, []).append(event)
+            read.setdefault(game, []).append(seen)
+    return league, games, starts, read
+
+
+def _long_way(i: int, line: str | bytes) -> tuple[str, str | None]:
+    """A bundle line read whole: its event's canonical text and its game (None for
+    the league's), or ``BadBundle``."""
+    try:
+        if type(line) is bytes:
+            line = line.decode("utf-8")
+        d = json.loads(line)
+    except (UnicodeDecodeError, ValueError):
+        raise BadBundle(i, "malformed", f"bundle line {i} is not JSON in UTF-8") from None
+    if not isinstance(d, dict) or d.get("log") not in (LEAGUE, GAME) or set(d) != (
+            {"event", "log"} if d.get("log") == LEAGUE else {"event", "game", "log"}):
+        raise BadBundle(i, "malformed", f"bundle line {i} must be {{event, log: \"league\"}} "
+                        "or {event, game, log: \"game\"}")
+    if d["log"] == GAME and (not isinstance(d["game"], str) or not d["game"]):
+        raise BadBundle(i, "malformed", f"bundle line {i} names no game")
+    if not isinstance(d["event"], dict):
+        raise BadBundle(i, "malformed", f"bundle line {i} holds no event")
+    if canonical_text(d) != line:
+        raise BadBundle(i, "not-canonical", f"bundle line {i} is not in canonical JSON form")
+    return parsed_canonical_text(d["event"]), (d["game"] if d["log"] == GAME else None)

@@ -201,3 +201,40 @@ def test_lines_that_are_no_bundle_fail(round_robin):
     game_only = "".join(r for r in text.splitlines(True) if '"log":"game"' in r)
     assert first_error(game_only)["where"] == "league"
     assert not is_bundle(round_robin.events[0].to_json() + "\n")
+
+
+@pytest.mark.parametrize("which", ["round_robin", "tables"])
+def test_a_bundle_read_by_cutting_is_judged_as_read_whole(which, request, monkeypatch):
+    """The bundle's usual line is cut around its event instead of parsed whole
+    (referee/leagues/bundle.py, ``_cut``). Over a real bundle and lines changed in
+    the ways a forger or a careless tool would (a space, an escape, a key added, a
+    quote in a game's id, a line of one log marked as the other's, a line that is
+    no JSON), the reports are the very ones the long way gives, line for line."""
+    import random
+
+    from referee.leagues import bundle
+
+    text = request.getfixturevalue(which).bundle()
+    rows = text.splitlines()
+    changes = [
+        lambda r: r.replace(":", ": ", 1),
+        lambda r: r.replace('"log":"game"', '"log":"league"').replace('"log":"league"}', '"log":"game"}'),
+        lambda r: r.replace('"game":"', '"game":"x\\"', 1),
+        lambda r: r.replace('","log"', '\\u0041","log"', 1),
+        lambda r: r[:-1] + ',"x":1}',
+        lambda r: r.replace('{"event":{', '{"event":{"a":1,', 1),
+        lambda r: r.replace('"type":"', '"type":"\\u0074', 1),
+        lambda r: r.replace('"seq":', '"seq":1', 1),
+        lambda r: r[: len(r) // 2],
+    ]
+    rnd = random.Random(which)
+    forms = [text, text.replace("\n", "\r\n", 1)]
+    for k in rnd.sample(range(len(rows)), 8) + [0, len(rows) - 1]:
+        for change in changes:
+            forms.append("\n".join([*rows[:k], change(rows[k]), *rows[k + 1:]]) + "\n")
+    cut = [audit_league(f) for f in forms]
+    monkeypatch.setattr(bundle, "_cut", lambda line, payloads: None)
+    whole = [audit_league(f) for f in forms]
+    assert cut == whole
+    assert cut[0]["valid"] and sum(not r["valid"] for r in cut) >= len(forms) - 12
+    assert len({json.dumps(r["first_error"], sort_keys=True) for r in cut}) >= 8
