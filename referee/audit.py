@@ -32,7 +32,7 @@ import orjson
 
 from referee import rng as rngmod
 from referee.events import REFEREE, Event, canonical_text, parsed_canonical_text
-from referee.events import salt as salt_for
+from referee.events import Salts
 from referee.games import engine as engine_by_name
 from referee.games.base import RefereeError
 from referee.table import BOT_MOVE, SEAT_TIMED_OUT, Table, bot_kinds
@@ -468,8 +468,9 @@ def _audit(events_of) -> dict:
         key = shown.get("salt_key", seed)
         if not isinstance(key, str):
             key = None
+        salt_for = Salts(key) if key is not None else None
         for ev in events:
-            if key is None or ev.salt != salt_for(key, ev.seq):
+            if salt_for is None or ev.salt != salt_for(ev.seq):
                 report["seed"] = "mismatch"
                 report["first_error"] = {"seq": ev.seq, "code": "bad-salt",
                                          "detail": f"event {ev.seq}'s salt is not the one the revealed salt key gives"}

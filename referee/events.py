@@ -37,6 +37,20 @@ def salt(key: str | None, seq: int) -> str:
     return hmac.new(key.encode(), f"salt:{seq}".encode(), hashlib.sha256).hexdigest()
 
 
+class Salts:
+    """``salt(key, seq)`` for many events of one game (an audit checks every one):
+    the HMAC keyed once and copied for each event, about two thirds of the time
+    keying it anew takes."""
+
+    def __init__(self, key: str):
+        self._keyed = hmac.new(key.encode(), digestmod=hashlib.sha256)
+
+    def __call__(self, seq: int) -> str:
+        h = self._keyed.copy()
+        h.update(f"salt:{seq}".encode())
+        return h.hexdigest()
+
+
 # Built once: json.dumps with these options would build the same encoder per call.
 _CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 

@@ -349,3 +349,11 @@ def test_a_float_is_canonical_only_as_the_standard_library_writes_it(finished):
     report = audit(good.replace('"x":1e+16', '"x":1e16'))
     assert report["first_error"] == {"seq": k + 1, "code": "not-canonical",
                                      "detail": f"line {k + 1} is not in canonical JSON form"}
+
+
+def test_salts_keyed_once_are_the_salts():
+    from referee.events import Salts, salt
+
+    for key in ("k", "é" * 40, "x" * 200):
+        salts = Salts(key)
+        assert [salts(seq) for seq in (1, 2, 99, 10**6)] == [salt(key, seq) for seq in (1, 2, 99, 10**6)]
