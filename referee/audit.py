@@ -31,8 +31,7 @@ from json.encoder import encode_basestring
 import orjson
 
 from referee import rng as rngmod
-from referee.events import REFEREE, Event, canonical_text, parsed_canonical_text
-from referee.events import Salts
+from referee.events import REFEREE, Event, Salts, canonical_text, parsed_canonical_text
 from referee.games import engine as engine_by_name
 from referee.games.base import RefereeError
 from referee.table import BOT_MOVE, SEAT_TIMED_OUT, Table, bot_kinds
