@@ -221,3 +221,17 @@ def test_the_lane_and_the_app_count_a_rate_limit_once(monkeypatch, store_url):
     over = twin.client.post(url, json={"text": "a1-a2"}, headers=h)
     assert over.status_code == 429 and over.json["code"] == "too-many-requests" and "Retry-After" in over.headers
     assert twin.client.get(f"/v1/games/{gid}").json["version"] == r.json["version"] + 2
+
+
+@pytest.mark.parametrize("debug", [False, True])
+def test_the_lanes_json_is_flasks(store_url, debug):
+    """The lane writes its answer with an encoder built once; Flask's JSON provider
+    builds one per answer. The same bytes, non-ASCII, nesting and debug's indent included."""
+    twin = Twin(store_url, lane=True)
+    twin.app.debug = debug
+    lane = Lane(twin.app, twin.app.wsgi_app.inner, twin.app.extensions["referee"], None)
+    for value in ({"events": [{"payload": {"name": "Zoë Łukasz 🎲", "seat": 0}, "z": None, "a": True}],
+                   "version": 3, "status": "active"}, {"b": [1, 2.5, {"c": "\u2028\x01"}], "a": {}}):
+        with twin.app.app_context():
+            flask_bytes = twin.app.json.response(value).get_data()
+        assert (lane.encode(value) + "\n").encode() == flask_bytes
