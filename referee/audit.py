@@ -109,10 +109,11 @@ _FLOAT = re.compile(r"[:,\[]-?[0-9]+[.eE]|^-?[0-9]+[.eE]")
 KNOWN_PAYLOADS = 65536
 
 
-def _usual_body(d: dict, line: str, known: set[str]) -> str | None:
-    """The canonical JSON of the event's body (what its hash covers) if ``line``,
-    parsed as ``d`` (its "hash" still in it), is the usual line and canonical; None
-    if that is not sure (then the body is encoded whole, see ``_parse``).
+def _usual_body(d: dict, line: str, known: dict[str, str]) -> tuple[str, str] | None:
+    """The canonical JSON of the event's body (what its hash covers), and its
+    payload's text, if ``line``, parsed as ``d`` (its "hash" still in it), is the
+    usual line and canonical; None if that is not sure (then the body is encoded
+    whole, see ``_parse``).
 
     The usual line has no backslash: then each string in it is written as is,
     between quotes, since there is nothing in it to escape (a '"' or a control
@@ -149,8 +150,10 @@ def _usual_body(d: dict, line: str, known: set[str]) -> str | None:
         if not (parsed_canonical_text(payload) == text if _FLOAT.search(text) else _written_as(payload, text)):
             return None
         if len(known) < KNOWN_PAYLOADS:
-            known.add(text)
-    return before + ',"payload":' + line[len(head):]
+            known[text] = text
+    else:
+        text = known[text]  # one string for every event with this payload
+    return before + ',"payload":' + line[len(head):], text
 
 
 @contextlib.contextmanager
@@ -191,8 +194,8 @@ def _parse(text: str | bytes, read: list | None = None) -> list[Event]:
     return _events(lines, read)
 
 
-def usual_line(line: str, payloads: set[str]) -> tuple[dict, str] | None:
-    """``(the event, its body's canonical text)`` if ``line`` is the usual line of
+def usual_line(line: str, payloads: dict[str, str]) -> tuple[dict, tuple[str, str]] | None:
+    """``(the event, (its body's canonical text, its payload's))`` if ``line`` is the usual line of
     an event and canonical (``_usual_body``), ``d`` with its "hash" still in it;
     None if that is not sure (``_events`` then reads the line the long way). For a
     reader that has the line first (a league's bundle, referee/leagues/bundle.py),
@@ -200,8 +203,8 @@ def usual_line(line: str, payloads: set[str]) -> tuple[dict, str] | None:
     d = _loads(line)
     if type(d) is not dict or d.keys() != FIELDS:
         return None
-    body = _usual_body(d, line, payloads)
-    return None if body is None else (d, body)
+    found = _usual_body(d, line, payloads)
+    return None if found is None else (d, found)
 
 
 def _events(lines: list, read: list | None = None) -> list[Event]:
@@ -210,12 +213,12 @@ def _events(lines: list, read: list | None = None) -> list[Event]:
     ``usual_line`` gave for it already, or None."""
     events = []
     prev = "0" * 64
-    payloads: set[str] = set()  # payload texts found canonical (see _usual_body)
+    payloads: dict[str, str] = {}  # payload texts found canonical (see _usual_body)
     i = 0
     try:
         for i, line in enumerate(lines, start=1):
             if read is not None and read[i - 1] is not None:
-                d, body = read[i - 1]
+                d, found = read[i - 1]
             else:
                 if type(line) is bytes:
                     try:
@@ -230,14 +233,15 @@ def _events(lines: list, read: list | None = None) -> list[Event]:
                         raise Divergence(i, "malformed", f"line {i} is not JSON: {err}") from None
                     except ValueError:  # Python reads no integer of more than 4,300 digits
                         raise Divergence(i, "malformed", f"line {i} holds an integer too long to read") from None
-                body = None
+                found = None
             if type(d) is not dict or d.keys() != FIELDS:
                 raise Divergence(i, "malformed", f"line {i} must have exactly the fields {sorted(FIELDS)}")
             # One canonical form per event: the body's (what the hash covers); the
             # line must be exactly that with "hash" in its sorted place (after "at").
-            if body is None:
-                body = _usual_body(d, line, payloads)
+            if found is None:
+                found = _usual_body(d, line, payloads)
             given = d.pop("hash")  # what is left is the body, no second dict built
+            body, text = found if found is not None else (None, None)
             if body is None:
                 body = parsed_canonical_text(d)
                 head = '{"actor":' + _scalar_text(d["actor"]) + ',"at":' + _scalar_text(d["at"]) + ","
@@ -251,7 +255,9 @@ def _events(lines: list, read: list | None = None) -> list[Event]:
                 raise Divergence(i, "broken-chain", f"event {i}'s prev is not event {i - 1}'s hash")
             if hashlib.sha256(body.encode()).hexdigest() != given:
                 raise Divergence(i, "bad-hash", f"event {i}'s hash does not match its content")
-            events.append(Event(seq, d["type"], d["actor"], d["at"], d["payload"], prev, d["salt"], given, line))
+            ev = _Logged(seq, d["type"], d["actor"], d["at"], d["payload"], prev, d["salt"], given, line)
+            ev.text = text
+            events.append(ev)
             prev = given
     except RecursionError:  # a line nested deeper than the parser or the encoder can go
         raise Divergence(i, "malformed", f"line {i} nests too deeply to be an event") from None
@@ -260,11 +266,20 @@ def _events(lines: list, read: list | None = None) -> list[Event]:
     return events
 
 
+class _Logged(Event):
+    """An event read from a log line, with its payload's text where the line was
+    the usual one (``text``; else None, and ``_payload_text`` cuts it)."""
+
+    __slots__ = ("text",)
+
+
 def _payload_text(ev: Event) -> str:
     """The payload as the log writes it: cut from the line (already checked to be
     canonical JSON). Inside a JSON string a quote is always escaped, so the bare
     key ``"payload":`` is the line's own, and the last ``,"prev":"`` is the key that
     follows the payload (a payload's own "prev" keys come before it)."""
+    if type(ev) is _Logged and ev.text is not None:
+        return ev.text
     line = ev.frozen
     if line is None:
         return parsed_canonical_text(ev.payload)

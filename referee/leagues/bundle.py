@@ -61,7 +61,7 @@ _LEAGUE_END = ',"log":"league"}'
 _GAME_MID, _GAME_END = '},"game":"', '","log":"game"}'
 
 
-def _cut(line: str, payloads: set) -> tuple[str, str | None, tuple] | None:
+def _cut(line: str, payloads: dict) -> tuple[str, str | None, tuple] | None:
     """``(E, G or None for the league's, what the game audit read of E)`` for the
     usual bundle line, without parsing the line itself: E is cut from it, and E is
     read and checked canonical as the audit reads an event line (``usual_line``).
@@ -106,7 +106,7 @@ def split(text: str | bytes) -> tuple[list[str], dict[str, list[str]], dict[str,
     games: dict[str, list[str]] = {}
     starts: dict[str, int] = {}
     read: dict[str, list] = {LEAGUE: []}
-    payloads: set[str] = set()  # payload texts found canonical (referee/audit.py's _usual_body)
+    payloads: dict[str, str] = {}  # payload texts found canonical (referee/audit.py's _usual_body)
     for i, line in enumerate(lines, start=1):
         cut = _cut(line, payloads) if type(line) is str else None
         if cut is not None:
