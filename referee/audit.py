@@ -233,13 +233,11 @@ def _events(lines: list, read: list | None = None) -> list[Event]:
                         raise Divergence(i, "malformed", f"line {i} is not JSON: {err}") from None
                     except ValueError:  # Python reads no integer of more than 4,300 digits
                         raise Divergence(i, "malformed", f"line {i} holds an integer too long to read") from None
-                found = None
-            if type(d) is not dict or d.keys() != FIELDS:
-                raise Divergence(i, "malformed", f"line {i} must have exactly the fields {sorted(FIELDS)}")
-            # One canonical form per event: the body's (what the hash covers); the
-            # line must be exactly that with "hash" in its sorted place (after "at").
-            if found is None:
-                found = _usual_body(d, line, payloads)
+                if type(d) is not dict or d.keys() != FIELDS:
+                    raise Divergence(i, "malformed", f"line {i} must have exactly the fields {sorted(FIELDS)}")
+                # One canonical form per event: the body's (what the hash covers); the
+                # line must be exactly that with "hash" in its sorted place (after "at").
+                found = _usual_body(d, line, payloads)  # (what usual_line gave, where it was read)
             given = d.pop("hash")  # what is left is the body, no second dict built
             body, text = found if found is not None else (None, None)
             if body is None:
