@@ -157,7 +157,7 @@ def _usual_body(d: dict, line: str, known: dict[str, str]) -> tuple[str, str] | 
 
 
 @contextlib.contextmanager
-def _no_gc_pauses():
+def no_gc_pauses():
     """An audit keeps every parsed event alive to its end and makes no reference
     cycles, so the cyclic collector's repeated scans of them (a tenth or more of an
     audit's time) find nothing: it waits until the audit ends (the last of those
@@ -434,7 +434,7 @@ def _replay(events: list[Event], seed: str | None, salt_key: str | None = None) 
 
 def audit(text: str | bytes) -> dict:
     """The report for an exported log (see the module's docstring)."""
-    with _no_gc_pauses():
+    with no_gc_pauses():
         return _audit(lambda: _parse(text))
 
 
@@ -449,7 +449,7 @@ def audit_lines(lines: list[str], read: list | None = None) -> tuple[dict, list[
         kept[:] = _events(lines, read)
         return kept
 
-    with _no_gc_pauses():
+    with no_gc_pauses():
         return _audit(events), kept
 
 
