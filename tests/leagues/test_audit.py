@@ -238,3 +238,40 @@ def test_a_bundle_read_by_cutting_is_judged_as_read_whole(which, request, monkey
     assert cut == whole
     assert cut[0]["valid"] and sum(not r["valid"] for r in cut) >= len(forms) - 12
     assert len({json.dumps(r["first_error"], sort_keys=True) for r in cut}) >= 8
+
+
+def test_a_league_game_whose_seat_a_bot_played_fails(round_robin):
+    """A league game must be played by the league's players: a seat played by one
+    of the referee's bots is allowed only as the seat of that league player's own
+    bot account. The same players, the same id and options, a real game, but seat 0
+    a bot with no player behind it: the audit names the game and says so."""
+    import random
+
+    from referee.bots import candidates
+    from referee.table import Table, bot_kinds
+
+    from .helpers import AT
+
+    rows = lines(round_robin.bundle())
+    table0 = round_robin.state.rounds[0].tables[0]
+    game_id = table0["game"]
+    names = [round_robin.state.players[p] for p in table0["seats"]]
+    kind = sorted(bot_kinds())[0]
+    created = Table.created_event("castle-danger", game_id, names, {"turn_limit": 4}, "bot-seed", False, AT,
+                                  bots={0: kind})
+    table = Table.from_created(created)
+    log = [created] + table.settle_all("bot-seed")
+    rnd = random.Random(1)
+    while not table.over:
+        seat = rnd.choice(table.to_act())
+        events, fork = table.propose(seat, [rnd.choice(candidates(table.engine, table.state, seat))],
+                                     seed="bot-seed")
+        table.commit(fork)
+        log += events + table.settle_all("bot-seed")
+    assert created.payload["seats"][0].get("bot") == kind
+    assert any(ev.actor == 0 for ev in log[1:])  # the bot moved for seat 0
+    swapped = [r for r in rows if r.get("game") != game_id]
+    swapped += [{"event": json.loads(ev.to_json()), "game": game_id, "log": "game"} for ev in log]
+    err = first_error(join(swapped))
+    assert err["where"] == f"game {game_id} event 1" and err["code"] == "not-the-paired-game"
+    assert "a seat was a bot's" in err["detail"]
