@@ -93,12 +93,12 @@ def test_deadline_is_a_pure_function_of_the_log(client):
             _move(g, rnd.choice(s["to_act"]), rnd)
         live = g.summary()["deadlines"]
         export = g.export()
-    from referee.audit import _parse
+    from referee.log_lines import parse
 
     with freeze_time("2031-01-01"):
         from referee import clock
 
-        assert clock.deadlines(Table.replay(_parse(export))) == live
+        assert clock.deadlines(Table.replay(parse(export))) == live
         assert g.summary()["deadlines"] == live
 
 

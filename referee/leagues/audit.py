@@ -25,7 +25,7 @@ import json
 
 from referee import audit as game_audit
 from referee import rng as rngmod
-from referee.events import REFEREE, Draft, Event
+from referee.events import REFEREE, Draft, Event, parsed_canonical_text
 from referee.games.base import RefereeError
 from referee.leagues import bundle as bundlemod
 from referee.leagues import league as lg
@@ -84,7 +84,7 @@ def _league_events(lines: list[str], read: list) -> list[Event]:
     if not lines:
         raise Divergence("league", "malformed", "the bundle has no league log")
     try:  # the very checks of a game's log: canonical lines, seq, prev, hash
-        events = game_audit._events(lines, read)
+        events = game_audit.read_lines(lines, read)
     except game_audit.Divergence as err:
         raise Divergence(f"league event {err.seq}", err.code, err.detail) from None
     for ev in events:
@@ -135,8 +135,8 @@ class _Checker:
                                  f"{err.detail}") from None
             if derived is None:
                 raise Divergence(where, "unexpected-event", f"{ev.type} was not due then")
-            if derived.type != ev.type or game_audit.parsed_canonical_text(
-                    derived.payload) != game_audit._payload_text(ev):
+            if derived.type != ev.type or parsed_canonical_text(
+                    derived.payload) != game_audit.payload_text(ev):
                 raise Divergence(where, "diverges", f"event {ev.seq} should be {derived.type} "
                                  f"{_text(derived.payload)} but the log has {ev.type} "
                                  f"{_text(ev.payload)}")
@@ -161,7 +161,7 @@ class _Checker:
             raise Divergence(where, "bad-league", f"the league cannot be created as logged: "
                              f"{getattr(err, 'detail', err)}") from None
         want = {"id": p.get("id"), **terms, "seed_commitment": p.get("seed_commitment")}
-        if (game_audit.parsed_canonical_text(want) != game_audit._payload_text(first)
+        if (parsed_canonical_text(want) != game_audit.payload_text(first)
                 or not isinstance(p.get("id"), str) or not isinstance(p.get("seed_commitment"), str)):
             raise Divergence(where, "bad-league", "the first event's terms are not as the "
                              "referee checks and completes them")

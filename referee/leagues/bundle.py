@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 
-from referee import audit as game_audit
+from referee import log_lines
 from referee.events import Event, canonical_text, parsed_canonical_text
 
 LEAGUE = "league"
@@ -64,7 +64,7 @@ _GAME_MID, _GAME_END = '},"game":"', '","log":"game"}'
 def _cut(line: str, payloads: dict) -> tuple[str, str | None, tuple] | None:
     """``(E, G or None for the league's, what the game audit read of E)`` for the
     usual bundle line, without parsing the line itself: E is cut from it, and E is
-    read and checked canonical as the audit reads an event line (``usual_line``).
+    read and checked canonical as the audit reads an event line (``log_lines.usual_line``).
     The line is then canonical: E is the canonical JSON of an object and G a
     string with nothing to escape, written between quotes. None if that is not
     sure: ``split`` then reads the line the long way, which decides."""
@@ -82,7 +82,7 @@ def _cut(line: str, payloads: dict) -> tuple[str, str | None, tuple] | None:
             return None
     else:
         return None
-    read = game_audit.usual_line(event, payloads)
+    read = log_lines.usual_line(event, payloads)
     return None if read is None else (event, game, read)
 
 
@@ -106,7 +106,7 @@ def split(text: str | bytes) -> tuple[list[str], dict[str, list[str]], dict[str,
     games: dict[str, list[str]] = {}
     starts: dict[str, int] = {}
     read: dict[str, list] = {LEAGUE: []}
-    payloads: dict[str, str] = {}  # payload texts found canonical (referee/audit.py's _usual_body)
+    payloads: dict[str, str] = {}  # payload texts found canonical (referee/log_lines.py's _usual_body)
     for i, line in enumerate(lines, start=1):
         cut = _cut(line, payloads) if type(line) is str else None
         if cut is not None:
