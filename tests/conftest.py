@@ -156,6 +156,26 @@ def smtp(monkeypatch):
 
 
 @pytest.fixture
+def player_smtp():
+    """A real SMTP server for the players' own mail (confirmations, invitations)."""
+    from tests.mailtools import SmtpServer
+
+    server = SmtpServer()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def mail(player_smtp, monkeypatch):
+    """The players' mail settings, sending to ``player_smtp``; its inbox."""
+    monkeypatch.setenv("REFEREE_SMTP_URL", player_smtp.url)
+    monkeypatch.setenv("REFEREE_MAIL_FROM", "referee@castle.example")
+    monkeypatch.setenv("REFEREE_PUBLIC_URL", "https://referee.example")
+    monkeypatch.setenv("REFEREE_MAIL_SECRET", "players-test-secret")
+    return player_smtp.inbox
+
+
+@pytest.fixture
 def hooks():
     """A real HTTP receiver keeping every webhook it is sent."""
     from tests.mailtools import HookReceiver

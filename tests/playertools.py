@@ -1,4 +1,6 @@
-"""Finished games whose seats are players, written straight into a game store.
+"""Players in tests: the API calls every players' test makes (``auth``,
+``register``, ``new_game``), and finished games whose seats are players,
+written straight into a game store.
 
 Seats name their player in the created event (``{"seat", "name", "player"}``), as
 games created with ``{"player": ID}`` seats will; until the service makes such
@@ -14,6 +16,26 @@ from referee.store import GameRecord
 from referee.table import Table
 
 _ids = itertools.count(1)
+
+GAME = "king-of-danger"
+
+
+def auth(token) -> dict:
+    return {"Authorization": f"Bearer {token}"}
+
+
+def register(client, status: int = 201, **body) -> dict:
+    """``POST /v1/players`` with ``body``, answered ``status``; its answer."""
+    r = client.post("/v1/players", json=body)
+    assert r.status_code == status, r.json
+    return r.json
+
+
+def new_game(client, seats, **more) -> dict:
+    """A game of King of Danger with these seats (``more``: the creation's other keys)."""
+    r = client.post("/v1/games", json={"game": GAME, "players": seats, **more})
+    assert r.status_code == 201, r.json
+    return r.json
 
 
 def finished_game(store, players: list[str], resigns: int = 0, game: str = "king-of-danger",

@@ -7,46 +7,12 @@ from __future__ import annotations
 
 import time
 
-import pytest
-
 from referee.players import confirmation, invitations
 from referee.players.store import players_of
-from tests.mailtools import SmtpServer
+from tests.playertools import auth, new_game, register
 from tests.test_players_api import code_in
 
 GAME = "king-of-danger"
-
-
-@pytest.fixture
-def smtp():
-    server = SmtpServer()
-    yield server
-    server.stop()
-
-
-@pytest.fixture
-def mail(smtp, monkeypatch):
-    monkeypatch.setenv("REFEREE_SMTP_URL", smtp.url)
-    monkeypatch.setenv("REFEREE_MAIL_FROM", "referee@castle.example")
-    monkeypatch.setenv("REFEREE_PUBLIC_URL", "https://referee.example")
-    monkeypatch.setenv("REFEREE_MAIL_SECRET", "invitations-test-secret")
-    return smtp.inbox
-
-
-def auth(token) -> dict:
-    return {"Authorization": f"Bearer {token}"}
-
-
-def register(client, **body) -> dict:
-    r = client.post("/v1/players", json=body)
-    assert r.status_code == 201, r.json
-    return r.json
-
-
-def open_game(client, seats, **more) -> dict:
-    r = client.post("/v1/games", json={"game": GAME, "players": seats} | more)
-    assert r.status_code == 201, r.json
-    return r.json
 
 
 def arrived(inbox, address: str, count: int) -> list:
@@ -66,7 +32,7 @@ def nothing_due(service) -> bool:
 
 def test_an_invitation_arrives_once_with_nothing_the_inviter_typed(client, service, mail):
     ann = register(client, name="Ann")
-    game = open_game(client, [{"player": ann["id"]}, {"invite": "zoe@players.example"},
+    game = new_game(client, [{"player": ann["id"]}, {"invite": "zoe@players.example"},
                               {"invite": "ZOE@players.example"},
                               {"name": "Buy pills at spam.example", "bot": "basic"}],
                      spectators={"webhook": "https://spam.example/hook"})
@@ -88,15 +54,15 @@ def test_an_invitation_arrives_once_with_nothing_the_inviter_typed(client, servi
 
 def test_no_link_without_a_public_url(client, mail, monkeypatch):
     monkeypatch.delenv("REFEREE_PUBLIC_URL")
-    gid = open_game(client, [{"invite": "yan@players.example"}, {"open": True}])["id"]
+    gid = new_game(client, [{"invite": "yan@players.example"}, {"open": True}])["id"]
     (msg,) = arrived(mail, "yan@players.example", 1)
     assert "http" not in msg.get_content() and f"/v1/games/{gid}/join" in msg.get_content()
 
 
 def test_an_unconfirmed_address_gets_one_message_per_window(client, service, mail):
-    first = open_game(client, [{"invite": "xia@players.example"}, {"open": True}])["id"]
+    first = new_game(client, [{"invite": "xia@players.example"}, {"open": True}])["id"]
     arrived(mail, "xia@players.example", 1)
-    second = open_game(client, [{"invite": "Xia@players.example"}, {"open": True}])["id"]
+    second = new_game(client, [{"invite": "Xia@players.example"}, {"open": True}])["id"]
     # and the confirmation a registration would send falls in the same window
     xia = register(client, name="Xia", email="xia@players.example")
     assert xia["email_confirmed"] is False
@@ -113,7 +79,7 @@ def test_a_confirmed_players_address_gets_each_invitation(client, service, mail)
     (conf,) = arrived(mail, "wu@players.example", 1)
     r = client.post(f"/v1/players/{wu['id']}/confirm", json={"code": code_in(conf)})
     assert r.status_code == 200, r.json
-    games = [open_game(client, [{"invite": "WU@players.example"}, {"open": True}])["id"] for _ in range(2)]
+    games = [new_game(client, [{"invite": "WU@players.example"}, {"open": True}])["id"] for _ in range(2)]
     got = arrived(mail, "players.example", 3)[1:]
     assert sorted(m["Message-ID"].split(".")[1] for m in got) == sorted(games)
     invited = client.get("/v1/players/me", headers=auth(wu["token"])).json["invitations"]
@@ -122,7 +88,7 @@ def test_a_confirmed_players_address_gets_each_invitation(client, service, mail)
 
 def test_a_failing_server_delivers_the_invitation_once_later(client, service, mail):
     mail.failing = True
-    gid = open_game(client, [{"invite": "vic@players.example"}, {"open": True}])["id"]
+    gid = new_game(client, [{"invite": "vic@players.example"}, {"open": True}])["id"]
     players = players_of(service)
     end = time.monotonic() + 10
     while time.monotonic() < end and not any(e["attempts"] for e in players.due_mail(time.time() + 10**7)):
@@ -142,7 +108,7 @@ def test_a_failing_server_delivers_the_invitation_once_later(client, service, ma
 def test_the_invitee_registers_confirms_joins_and_the_game_starts(client, service, mail, monkeypatch):
     monkeypatch.setenv("REFEREE_CONFIRM_WINDOW", "1")
     ann = register(client, name="Ann")
-    gid = open_game(client, [{"player": ann["id"]}, {"invite": "uma@players.example"}])["id"]
+    gid = new_game(client, [{"player": ann["id"]}, {"invite": "uma@players.example"}])["id"]
     arrived(mail, "uma@players.example", 1)
     uma = register(client, name="Uma", email="uma@players.example")  # within the window: no code
     arrived(mail, "uma@players.example", 1)
@@ -160,6 +126,6 @@ def test_mail_down_does_not_fail_the_creation(client, service, monkeypatch):
     monkeypatch.setenv("REFEREE_SMTP_URL", "smtp://127.0.0.1:1")
     monkeypatch.setenv("REFEREE_MAIL_FROM", "referee@castle.example")
     start = time.monotonic()
-    gid = open_game(client, [{"invite": "tom@players.example"}, {"open": True}])["id"]
+    gid = new_game(client, [{"invite": "tom@players.example"}, {"open": True}])["id"]
     assert time.monotonic() - start < 2
     assert client.get(f"/v1/games/{gid}").status_code == 200

@@ -14,24 +14,9 @@ from referee.players.store import players_of
 from referee.queue import InlineQueue
 from referee.store import open_store
 from referee.system import assemble
+from tests.playertools import auth, new_game, register
 
 GAME = "king-of-danger"
-
-
-def auth(token) -> dict:
-    return {"Authorization": f"Bearer {token}"}
-
-
-def register(client, **body) -> dict:
-    r = client.post("/v1/players", json=body)
-    assert r.status_code == 201, r.json
-    return r.json
-
-
-def open_game(client, seats, **more) -> dict:
-    r = client.post("/v1/games", json={"game": GAME, "players": seats} | more)
-    assert r.status_code == 201, r.json
-    return r.json
 
 
 def confirm(service, player: dict, address: str) -> None:
@@ -46,7 +31,7 @@ def lobby_ids(client) -> list[str]:
 
 def test_an_open_game_deals_nothing_until_full_then_starts_with_its_players(client, service):
     ann, bob = register(client, name="Ann"), register(client, name="Bob")
-    game = open_game(client, [{"player": ann["id"]}, {"open": True}], options={"seed": "lobby-secret-seed"})
+    game = new_game(client, [{"player": ann["id"]}, {"open": True}], options={"seed": "lobby-secret-seed"})
     gid, admin = game["id"], game["admin_token"]
     assert game["status"] == "open" and game["open_seats"] == 1 and game["version"] == 0
     assert service.store.record(gid) is None  # no log at all while seats are open
@@ -79,7 +64,7 @@ def test_an_open_game_deals_nothing_until_full_then_starts_with_its_players(clie
 def test_an_invited_seat_is_the_confirmed_addresss_players(client, service):
     ann, bob = register(client, name="Ann"), register(client, name="Bob")
     cat = register(client, name="Cat", email="cat@example.org")
-    game = open_game(client, [{"player": ann["id"]}, {"invite": "cat@example.org"}, {"open": True}])
+    game = new_game(client, [{"player": ann["id"]}, {"invite": "cat@example.org"}, {"open": True}])
     gid = game["id"]
     assert "cat@example.org" not in client.get("/v1/games?status=open").get_data(as_text=True)
     assert [s.get("invited") for s in game["seats"]] == [None, True, None]
@@ -111,7 +96,7 @@ def test_bad_joins_and_open_games_are_refused_and_write_nothing(client, service)
         assert r.status_code == 400 and r.json["field"] == field, (seats, r.json)
         assert r.headers["Content-Type"].startswith("application/problem+json")
     assert lobby_ids(client) == []
-    game = open_game(client, [{"player": ann["id"]}, {"open": True}, {"open": True}])
+    game = new_game(client, [{"player": ann["id"]}, {"open": True}, {"open": True}])
     gid = game["id"]
     before = players_of(service).open_get(gid)
     cases = [(gid, {"seat": 0}, bob, 409, "seat"), (gid, {"seat": 7}, bob, 400, "seat"),
@@ -128,7 +113,7 @@ def test_bad_joins_and_open_games_are_refused_and_write_nothing(client, service)
 
 def test_the_admin_fills_a_seat_with_a_bot_or_cancels(client, service):
     ann, bob = register(client, name="Ann"), register(client, name="Bob")
-    game = open_game(client, [{"player": ann["id"]}, {"open": True}])
+    game = new_game(client, [{"player": ann["id"]}, {"open": True}])
     gid, admin = game["id"], game["admin_token"]
     r = client.post(f"/v1/games/{gid}/seats/1/fill", json={"bot": "random"}, headers=auth(ann["token"]))
     assert r.status_code == 403
@@ -137,7 +122,7 @@ def test_the_admin_fills_a_seat_with_a_bot_or_cancels(client, service):
     r = client.post(f"/v1/games/{gid}/seats/1/fill", json={"bot": "basic"}, headers=auth(admin))
     assert r.status_code == 201 and r.json["status"] in ("active", "settling"), r.json
     assert client.get(f"/v1/games/{gid}").json["players"] == ["Ann", "basic bot"]
-    other = open_game(client, [{"player": ann["id"]}, {"open": True}])
+    other = new_game(client, [{"player": ann["id"]}, {"open": True}])
     assert client.post(f"/v1/games/{other['id']}/cancel", headers=auth(ann["token"])).status_code == 403
     r = client.post(f"/v1/games/{other['id']}/cancel", headers=auth(other["admin_token"]))
     assert r.status_code == 200 and r.json["status"] == "cancelled"
@@ -213,7 +198,7 @@ def test_two_servers_racing_for_the_last_seat_one_wins(store_url, tmp_path):
 
 def test_the_lobby_pages_oldest_first_and_a_cursor_that_left_still_marks_its_place(client):
     ann = register(client, name="Ann")
-    made = [open_game(client, [{"player": ann["id"]}, {"open": True}]) for _ in range(5)]
+    made = [new_game(client, [{"player": ann["id"]}, {"open": True}]) for _ in range(5)]
     first = client.get("/v1/games?status=open&limit=2").json
     assert [g["id"] for g in first["games"]] == [g["id"] for g in made[:2]] and first["next"] == made[1]["id"]
     # the cursor's game leaves the lobby: the next page still starts after it
@@ -223,7 +208,7 @@ def test_the_lobby_pages_oldest_first_and_a_cursor_that_left_still_marks_its_pla
 
 
 def test_filling_the_last_seat_with_a_bot_is_refused_where_the_game_could_not_start(client, service):
-    game = open_game(client, [{"name": "Robo", "bot": "random"}, {"open": True}], game="castle-danger")
+    game = new_game(client, [{"name": "Robo", "bot": "random"}, {"open": True}], game="castle-danger")
     before = players_of(service).open_get(game["id"])
     r = client.post(f"/v1/games/{game['id']}/seats/1/fill", json={"bot": "basic"},
                     headers=auth(game["admin_token"]))
@@ -236,7 +221,7 @@ def test_a_game_left_starting_by_a_dead_process_is_created_by_the_next_read(clie
     """The join that took the last seat wrote ``starting`` and died before creating the
     game: the next read of it creates it, once."""
     ann, bob = register(client, name="Ann"), register(client, name="Bob")
-    game = open_game(client, [{"player": ann["id"]}, {"open": True}])
+    game = new_game(client, [{"player": ann["id"]}, {"open": True}])
     players = players_of(service)
     text = players.open_get(game["id"])
     record = json.loads(text)

@@ -6,24 +6,9 @@ from __future__ import annotations
 
 from referee.audit import audit
 from referee.players.store import players_of
+from tests.playertools import auth, new_game, register
 
 GAME = "king-of-danger"
-
-
-def auth(token) -> dict:
-    return {"Authorization": f"Bearer {token}"}
-
-
-def register(client, **body) -> dict:
-    r = client.post("/v1/players", json=body)
-    assert r.status_code == 201, r.json
-    return r.json
-
-
-def new_game(client, seats, **more) -> dict:
-    r = client.post("/v1/games", json={"game": GAME, "players": seats, **more})
-    assert r.status_code == 201, r.json
-    return r.json
 
 
 def resign(client, gid, token) -> None:

@@ -5,18 +5,9 @@ recomputed from an export), and nobody else reads the player's contacts."""
 from __future__ import annotations
 
 from referee.audit import audit
+from tests.playertools import auth, register
 
 GAME = "king-of-danger"
-
-
-def auth(token) -> dict:
-    return {"Authorization": f"Bearer {token}"}
-
-
-def register(client, **body) -> dict:
-    r = client.post("/v1/players", json=body)
-    assert r.status_code == 201, r.json
-    return r.json
 
 
 def test_a_players_token_plays_their_seat_and_the_log_names_them(client):

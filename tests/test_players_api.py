@@ -13,40 +13,13 @@ import pytest
 from referee.players import confirmation, results
 from referee.players.store import players_of
 from tests.helpers import strings
-from tests.mailtools import SmtpServer
-from tests.playertools import finished_game
+from tests.playertools import auth, finished_game, register
 
 GAME = "king-of-danger"
 
 
-@pytest.fixture
-def smtp():
-    server = SmtpServer()
-    yield server
-    server.stop()
-
-
-@pytest.fixture
-def mail(smtp, monkeypatch):
-    monkeypatch.setenv("REFEREE_SMTP_URL", smtp.url)
-    monkeypatch.setenv("REFEREE_MAIL_FROM", "referee@castle.example")
-    monkeypatch.setenv("REFEREE_PUBLIC_URL", "https://referee.example")
-    monkeypatch.setenv("REFEREE_MAIL_SECRET", "players-test-secret")
-    return smtp.inbox
-
-
 def service_of(client):
     return client.application.extensions["referee"]
-
-
-def register(client, status=201, **body):
-    r = client.post("/v1/players", json=body)
-    assert r.status_code == status, r.json
-    return r.json
-
-
-def auth(token) -> dict:
-    return {"Authorization": f"Bearer {token}"}
 
 
 def flush(client) -> None:
@@ -307,8 +280,8 @@ def test_the_refusals_of_the_player_endpoints_are_documented(client, mail):
         assert str(status) in spec["paths"][path][method]["responses"], (method, path, status)
 
 
-def test_a_message_the_smtp_server_refused_is_sent_later_once(client, smtp, mail):
-    smtp.inbox.failing = True
+def test_a_message_the_smtp_server_refused_is_sent_later_once(client, player_smtp, mail):
+    player_smtp.inbox.failing = True
     jo = register(client, name="Jo", email="jo@players.example")
     flush(client)
     service = service_of(client)
@@ -319,7 +292,7 @@ def test_a_message_the_smtp_server_refused_is_sent_later_once(client, smtp, mail
             break
         time.sleep(0.05)
     assert [w["player"] for w in waiting] == [jo["id"]] and waiting[0]["attempts"] >= 1
-    smtp.inbox.failing = False
+    player_smtp.inbox.failing = False
     assert confirmation.deliver_due(service, now=time.time() + 3600) == 1  # its backoff has passed
     assert confirmation.deliver_due(service, now=time.time() + 7200) == 0
     (msg,) = messages_to(mail, "jo@players.example", 1)
