@@ -13,9 +13,10 @@ from referee import metrics
 from referee.api import bodies, lane
 from referee.api.openapi import PUBLIC, TOKEN, TOKEN_OR_NONE, binary, refusals
 from referee.caller import Caller
-from referee.errors import Unauthenticated
+from referee.errors import NoSuchGame, Unauthenticated
 from referee.games import engine as engine_by_name
 from referee.games.base import RefereeError
+from referee.players import lobby  # open games: seats to take before a game's log starts
 from referee.service import GameService
 from schemas.moves import request_examples
 
@@ -78,8 +79,6 @@ def create_game(args):
 
     Options: the game's own (docs/api.md lists them), plus `seed` (a reproducible private
     game) or an explicit deck order, either of which marks the game `stacked`."""
-    from referee.players import lobby
-
     if lobby.is_open(args["players"]):  # seats to take: a record only until they are taken
         return lobby.open_game(service(), args["game"], args["players"], args["options"],
                                args.get("spectators"), args.get("rated", True))
@@ -102,8 +101,6 @@ def list_games(args):
     Games created meanwhile come before the cursor, so paging never skips or
     repeats a game; an unknown cursor gives an empty page."""
     if args.get("status") == "open":  # the lobby: games with seats to take
-        from referee.players import lobby
-
         return lobby.lobby(service(), args["limit"], args.get("after"))
     return service().list_games(args.get("status"), args["limit"], args.get("after"))
 
@@ -116,9 +113,6 @@ def list_games(args):
 def summary(game_id):
     """The public summary: status, version, whose move, scores, result (an open game:
     its seats, status open or cancelled, version 0)."""
-    from referee.errors import NoSuchGame
-    from referee.players import lobby
-
     try:
         return service().summary(game_id)
     except NoSuchGame:

@@ -10,7 +10,7 @@ from flask_smorest import Blueprint
 from referee.api import bodies
 from referee.api.openapi import PUBLIC, TOKEN, binary, refusals
 from referee.api.routes import bearer, service, timed
-from referee.players import accounts, pictures
+from referee.players import accounts, lobby, pictures
 from referee.players import schemas as s
 
 blp = Blueprint("players", __name__, url_prefix="/v1",
@@ -42,8 +42,6 @@ def register(args):
 def me():
     """The caller's own player (player token): the profile, its contacts, the games waiting on
     it, and the open games keeping a seat for its confirmed address (`invitations`)."""
-    from referee.players import lobby
-
     out = accounts.me(service(), bearer())
     return {**out, "invitations": lobby.invitations(service(), accounts.authenticate(service(), bearer()))}
 
@@ -122,8 +120,6 @@ def join(args, game_id):
     caller's confirmed address or the first open one. The last seat taken creates the
     game (its log starts then, with every player). Two players joining for the last seat
     at once: one takes it, the other gets 409."""
-    from referee.players import lobby
-
     return lobby.join(service(), game_id, bearer(), args)
 
 
@@ -135,8 +131,6 @@ def join(args, game_id):
 @timed("fill")
 def fill(args, game_id, seat):
     """Give an open game's open (or invited) seat to a bot (its admin token): `{bot, name?}`."""
-    from referee.players import lobby
-
     return lobby.fill(service(), game_id, bearer(), seat, args)
 
 
@@ -148,8 +142,6 @@ def fill(args, game_id, seat):
 def cancel(game_id):
     """Cancel an open game (its admin token): out of the lobby, nobody joins it any more.
     A game whose seats are all taken is aborted instead (`POST .../abort`)."""
-    from referee.players import lobby
-
     return lobby.cancel(service(), game_id, bearer())
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 
 from referee.players.base import Conflict, PlayerStore
+from referee.store.sqlite import SideTables
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS players (
@@ -45,18 +46,8 @@ CREATE TABLE IF NOT EXISTS address_owners (address TEXT PRIMARY KEY, player TEXT
 """
 
 
-class SqlitePlayers(PlayerStore):
-    def __init__(self, store):
-        self.store = store
-        with self.store._write_lock:
-            self.store._writer().executescript(SCHEMA)
-
-    def _tx(self):
-        """A transaction begun at once on the game store's writer (SqliteStore.immediate)."""
-        return self.store.immediate()
-
-    def _read(self, sql: str, args=()) -> list:
-        return self.store._conn().execute(sql, args).fetchall()
+class SqlitePlayers(SideTables, PlayerStore):
+    SCHEMA = SCHEMA
 
     # ---- players ---------------------------------------------------------------------
 

@@ -172,17 +172,11 @@ class SqliteStore(Store):
     def immediate(self):
         """The writer connection under the write lock, in a transaction begun at once
         (BEGIN IMMEDIATE): what it reads is what it writes over, in every process. For
-        the rooms that keep tables of their own in this file (players, leagues) and
+        the rooms that keep tables of their own in this file (``SideTables``) and
         compare-and-set on what they read."""
-        with self._write_lock:
-            conn = self._writer()
+        with self._transaction() as conn:
             conn.execute("BEGIN IMMEDIATE")
-            try:
-                yield conn
-                conn.commit()
-            except BaseException:
-                conn.rollback()
-                raise
+            yield conn
 
     def create(self, record: GameRecord, first: Event, timer: str | None = None,
                to_act: list[int] | None = None) -> None:
@@ -364,3 +358,24 @@ class SqliteStore(Store):
             if self._writer_conn is not None and self._writer_pid == os.getpid():
                 self._writer_conn.close()
             self._writer_conn = None
+
+
+class SideTables:
+    """Tables a room of the referee keeps in the game store's SQLite file (the
+    players', the leagues'): made by the store's writer at start (``SCHEMA``),
+    written in its transactions begun at once (``_tx``), read on the reading
+    thread's connection (``_read``)."""
+
+    SCHEMA = ""
+
+    def __init__(self, store: SqliteStore):
+        self.store = store
+        with store._write_lock:
+            store._writer().executescript(self.SCHEMA)
+
+    def _tx(self):
+        """A transaction begun at once on the game store's writer (SqliteStore.immediate)."""
+        return self.store.immediate()
+
+    def _read(self, sql: str, args=()) -> list:
+        return self.store._conn().execute(sql, args).fetchall()

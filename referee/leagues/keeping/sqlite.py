@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 
 from referee.leagues.keeping.base import PUBLIC, Conflict, LeagueStore
+from referee.store.sqlite import SideTables
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS leagues (
@@ -22,18 +23,8 @@ CREATE TABLE IF NOT EXISTS league_events (
 """
 
 
-class SqliteLeagues(LeagueStore):
-    def __init__(self, store):
-        self.store = store
-        with self.store._write_lock:
-            self.store._writer().executescript(SCHEMA)
-
-    def _tx(self):
-        """A transaction begun at once on the game store's writer (SqliteStore.immediate)."""
-        return self.store.immediate()
-
-    def _read(self, sql: str, args=()) -> list:
-        return self.store._conn().execute(sql, args).fetchall()
+class SqliteLeagues(SideTables, LeagueStore):
+    SCHEMA = SCHEMA
 
     def create(self, meta, first):
         with self._tx() as conn:
