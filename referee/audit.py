@@ -26,15 +26,13 @@ from referee import rng as rngmod
 from referee.events import REFEREE, Event, Salts
 from referee.games import engine as engine_by_name
 from referee.games.base import RefereeError
-from referee.log_lines import (  # noqa: F401 - the audit's readers' names, as before
-    FIELDS,
+from referee.log_lines import (
     Divergence,
-    _written_as,
     no_gc_pauses,
     parse,
     payload_text,
     read_lines,
-    usual_line,
+    written_as,
 )
 from referee.table import BOT_MOVE, SEAT_TIMED_OUT, Table, bot_kinds
 
@@ -54,7 +52,7 @@ def _same(derived: list, actor, logged: list[Event], seq: int, what: str) -> Non
         # wrote 1 would pass a value comparison though its bytes are not the
         # referee's. The canonical texts must be the same.
         if (d.type != got.type or actor != got.actor or type(actor) is not type(got.actor)
-                or not _written_as(d.payload, payload_text(got))):
+                or not written_as(d.payload, payload_text(got))):
             raise Divergence(got.seq, "diverges",
                              f"event {got.seq} should be {d.type} {json.dumps(d.payload, sort_keys=True)[:300]}"
                              f" but the log has {got.type} {json.dumps(got.payload, sort_keys=True)[:300]}")

@@ -57,7 +57,7 @@ def _loads(line: str):
 _SORTED = orjson.OPT_SORT_KEYS
 
 
-def _written_as(value, text: str) -> bool:
+def written_as(value, text: str) -> bool:
     """Whether ``text`` is the canonical JSON of ``value``, where ``text`` is the
     canonical JSON of some value (``_same``: a line ``_parse`` checked) or holds no
     float (``_usual_body``). orjson writes the value first (three times as fast as
@@ -103,7 +103,7 @@ def _usual_body(d: dict, line: str, known: dict[str, str]) -> tuple[str, str] | 
     JSON of some value, so of the one it parses to) or if it is what encoding the
     payload gives. The line is then exactly the canonical JSON of ``d``.
 
-    The payload is encoded by orjson first (``_written_as``) when its text holds
+    The payload is encoded by orjson first (``written_as``) when its text holds
     no float: for a value without one, orjson's text is the standard library's to
     the byte (keys sorted by code point, strings, integers, true, false and null
     written alike); only a float may be written otherwise (``1e16``)."""
@@ -126,7 +126,7 @@ def _usual_body(d: dict, line: str, known: dict[str, str]) -> tuple[str, str] | 
     text = line[len(head):len(line) - len(tail)]
     if text not in known:
         payload = d["payload"]
-        if not (parsed_canonical_text(payload) == text if _FLOAT.search(text) else _written_as(payload, text)):
+        if not (parsed_canonical_text(payload) == text if _FLOAT.search(text) else written_as(payload, text)):
             return None
         if len(known) < KNOWN_PAYLOADS:
             known[text] = text

@@ -333,7 +333,7 @@ def test_cli_audit_of_a_deeply_nested_line_is_a_report(finished, tmp_path):
 
 def test_a_float_is_canonical_only_as_the_standard_library_writes_it(finished):
     """The audit reads lines and writes payloads with orjson where that is sure to
-    agree with the standard library (referee/log_lines.py, ``_written_as``). A float
+    agree with the standard library (referee/log_lines.py, ``written_as``). A float
     is where the two may differ: ``1e+16`` is canonical, orjson's ``1e16`` is not.
     A payload with a float written the canonical way passes the form checks (and
     then diverges from the referee's event); written orjson's way it is refused."""

@@ -24,6 +24,7 @@ from __future__ import annotations
 import json
 
 from referee import audit as game_audit
+from referee import log_lines
 from referee import rng as rngmod
 from referee.events import REFEREE, Draft, Event, parsed_canonical_text
 from referee.games.base import RefereeError
@@ -44,7 +45,7 @@ def audit_league(text: str | bytes) -> dict:
     """``{valid, events, games, first_error, chain, seed, standings}``."""
     # the cyclic collector waits for the whole bundle, not only for each game's
     # audit: between games it would scan everything the bundle's audit holds
-    with game_audit.no_gc_pauses():
+    with log_lines.no_gc_pauses():
         return _audit_league(text)
 
 
@@ -84,8 +85,8 @@ def _league_events(lines: list[str], read: list) -> list[Event]:
     if not lines:
         raise Divergence("league", "malformed", "the bundle has no league log")
     try:  # the very checks of a game's log: canonical lines, seq, prev, hash
-        events = game_audit.read_lines(lines, read)
-    except game_audit.Divergence as err:
+        events = log_lines.read_lines(lines, read)
+    except log_lines.Divergence as err:
         raise Divergence(f"league event {err.seq}", err.code, err.detail) from None
     for ev in events:
         if ev.actor != REFEREE or ev.salt != "":
@@ -136,7 +137,7 @@ class _Checker:
             if derived is None:
                 raise Divergence(where, "unexpected-event", f"{ev.type} was not due then")
             if derived.type != ev.type or parsed_canonical_text(
-                    derived.payload) != game_audit.payload_text(ev):
+                    derived.payload) != log_lines.payload_text(ev):
                 raise Divergence(where, "diverges", f"event {ev.seq} should be {derived.type} "
                                  f"{_text(derived.payload)} but the log has {ev.type} "
                                  f"{_text(ev.payload)}")
@@ -161,7 +162,7 @@ class _Checker:
             raise Divergence(where, "bad-league", f"the league cannot be created as logged: "
                              f"{getattr(err, 'detail', err)}") from None
         want = {"id": p.get("id"), **terms, "seed_commitment": p.get("seed_commitment")}
-        if (parsed_canonical_text(want) != game_audit.payload_text(first)
+        if (parsed_canonical_text(want) != log_lines.payload_text(first)
                 or not isinstance(p.get("id"), str) or not isinstance(p.get("seed_commitment"), str)):
             raise Divergence(where, "bad-league", "the first event's terms are not as the "
                              "referee checks and completes them")
