@@ -50,7 +50,7 @@ MET = "referee.lane-met"
 
 class Lane:
     def __init__(self, app, inner, service, limiter):
-        self.app, self.inner, self.service, self.limiter = app, inner, service, limiter
+        self.inner, self.service, self.limiter = inner, service, limiter
         self.headers = list(app.extensions[cors.PLAIN])
         self.access_log = logs.access_log_enabled()
         # Flask's JSON provider makes a response with json.dumps, which builds an
