@@ -85,6 +85,7 @@ def _replay(events: list[Event], seed: str | None, salt_key: str | None = None) 
         raise Divergence(1, "bad-game", "the first event's options are not as the engine completes them")
     table = Table.from_created(first)
     unverified = False
+    played = False  # whether the engine applied the derived events as it decided them
     i = 1
     while i < len(events):
         ev = events[i]
@@ -103,6 +104,11 @@ def _replay(events: list[Event], seed: str | None, salt_key: str | None = None) 
                     except rngmod.SeedUnavailable:
                         unverified = True
                         derived = table.engine.decide(table.state, ev.actor, move)
+                elif due is None and table.clock is None:
+                    # decided and applied in one pass: the state is this replay's own,
+                    # and a refusal or a divergence ends it (``Table.played``)
+                    table.state, derived = table.engine.play(table.state, ev.actor, move)
+                    played = True
                 elif due is None:  # what move_drafts does then, without asking due() again
                     derived = table.engine.decide(table.state, ev.actor, move)
                 else:
@@ -183,9 +189,13 @@ def _replay(events: list[Event], seed: str | None, salt_key: str | None = None) 
         else:
             raise Divergence(ev.seq, "malformed", f"event {ev.seq} has an unknown actor {ev.actor!r}")
         _same(derived, ev.actor, events[i:i + len(derived)], ev.seq, what)
-        for got in events[i:i + len(derived)]:
-            # parsed here for this replay alone: the engine may keep them uncopied
-            table.apply(got, owned=True)
+        if played:
+            table.played(events[i:i + len(derived)])
+            played = False
+        else:
+            for got in events[i:i + len(derived)]:
+                # parsed here for this replay alone: the engine may keep them uncopied
+                table.apply(got, owned=True)
         i += len(derived)
     return table, unverified
 

@@ -84,7 +84,7 @@ def utcnow() -> str:
     return datetime.now(UTC).isoformat(timespec="microseconds")[:-6] + "Z"
 
 
-@dataclass
+@dataclass(slots=True)
 class Event:
     seq: int
     type: str
@@ -142,7 +142,7 @@ class Event:
         return ev
 
 
-@dataclass
+@dataclass(slots=True)
 class Draft:
     """An event an engine wants written; the log gives it seq, actor, time and hash."""
 

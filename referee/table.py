@@ -221,6 +221,16 @@ class Table:
         self.seq, self.last_hash = ev.seq, ev.hash
         self._time(ev)
 
+    def played(self, events: list[Event]) -> None:
+        """Record ``events``, a seat's move whose effect on the state the engine
+        made already as it decided them (``Engine.play``, in an audit's replay):
+        what ``apply`` does beside evolving the state. Only for a table without a
+        clock: a clock's reading after each event needs the state after each."""
+        actor = events[0].actor
+        if actor in self.owed:  # the owed move is made
+            self.owed = {k: v for k, v in self.owed.items() if k != actor}
+        self.seq, self.last_hash = events[-1].seq, events[-1].hash
+
     def _time(self, ev: Event) -> None:
         if self.clock is not None:
             acting = self.to_act()

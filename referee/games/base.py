@@ -215,6 +215,15 @@ class Engine:
     # ---- what callers use --------------------------------------------------------------
 
     def decide(self, state: GameState, seat: int, move: dict) -> list[Draft]:
+        normal = self.admitted(state, seat, move)
+        if normal is None:
+            result = resign_result(state, seat, self.scores(state))
+            return [Draft("resigned", {"move": {"type": "resign"}, "seat": seat, "result": result})]
+        return with_move(self.decide_move(state, seat, normal), normal)
+
+    def admitted(self, state: GameState, seat: int, move: dict) -> dict | None:
+        """``move`` in its normal form, for ``decide_move``, once the checks every
+        game makes have passed; None for a resignation (``decide``'s own)."""
         if state.result is not None:
             raise GameOver("the game is over")
         if not isinstance(move, dict):
@@ -225,17 +234,25 @@ class Engine:
         if move.get("type") == "resign":
             if set(move) != {"type"}:
                 raise MalformedMove("resign takes no fields")
-            result = resign_result(state, seat, self.scores(state))
-            return [Draft("resigned", {"move": {"type": "resign"}, "seat": seat, "result": result})]
+            return None
         if self.due(state) is not None:
             # The service answers 409 settling before it gets here; an in-memory
             # caller that forgot to settle gets a clear refusal too.
             raise IllegalMove("referee-step-due", f"the referee must first {self.due(state)}")
-        move = self.normalize(move)
-        drafts = self.decide_move(state, seat, move)
-        first = drafts[0]
-        drafts[0] = Draft(first.type, {"move": move, **first.payload})
-        return drafts
+        return self.normalize(move)
+
+    def play(self, state: GameState, seat: int, move: dict) -> tuple[GameState, list[Draft]]:
+        """``decide`` and ``evolve`` in one: the state after the move's events, and
+        the events. ``state`` is the caller's to give up (it may be changed in place,
+        and is left half-changed by a refusal): an audit's replay, which checks the
+        events against the log and stops at the first refusal (referee/audit.py). An
+        engine whose decision already computes the position after the move applies
+        each event as it decides it, instead of a second pass (Castle Danger); the
+        events are ``decide``'s either way, which a test checks over random games."""
+        drafts = self.decide(state, seat, move)
+        for draft in drafts:
+            state = self.evolve(state, draft)
+        return state, drafts
 
     def evolve(self, state: GameState, event: Event) -> GameState:
         if event.type == "game-created":
@@ -285,6 +302,14 @@ class Engine:
         if move.get("type") == "resign":
             return "resign"
         return self.format_move(move)
+
+
+def with_move(drafts: list[Draft], move: dict) -> list[Draft]:
+    """The first draft's payload with the move itself under ``"move"`` (how the log
+    records which move wrote the events)."""
+    first = drafts[0]
+    drafts[0] = Draft(first.type, {"move": move, **first.payload})
+    return drafts
 
 
 def check_players(engine: Engine, players: int) -> None:

@@ -1,5 +1,6 @@
 """The Hidden Danger variant: smuggled pieces, reveals, and what each viewer sees."""
 
+import dataclasses
 import json
 
 import pytest
@@ -33,7 +34,7 @@ def test_smuggle_hides_the_kind_from_the_opponent_and_spectators(edition):
         assert view["pieces"]["d1"] == {"owner": 0, "kind": "?", "hidden": True, "fired": False}
         assert view["supply"][0] == {"Z": 7, "B": 3, "C": 5, "hidden_on_board": 1, "exact": False}
         assert "seat 0 smuggles a hidden piece on d1" in t.engine.describe(
-            type(smuggled)(**{**smuggled.__dict__, "payload": t.engine.redact(smuggled, viewer)}))
+            dataclasses.replace(smuggled, payload=t.engine.redact(smuggled, viewer)))
     for viewer in (0, "admin"):
         assert t.engine.redact(smuggled, viewer) == smuggled.payload
         view = t.engine.view(t.state, viewer)
@@ -138,7 +139,7 @@ def test_a_hidden_piece_shot_goes_back_unseen():
     for viewer in (0, None):
         assert t.engine.redact(fired, viewer)["hit"] == {"kind": "?", "owner": 1, "hidden": True}
         assert "hitting seat 1's hidden piece" in t.engine.describe(
-            type(fired)(**{**fired.__dict__, "payload": t.engine.redact(fired, viewer)}))
+            dataclasses.replace(fired, payload=t.engine.redact(fired, viewer)))
     assert t.engine.redact(fired, 1) == fired.payload
     assert t.state.supply[1] == {"Z": 7, "B": 3, "C": 5}
     assert t.engine.view(t.state, 0)["supply"][1] == {"Z": 7, "B": 3, "C": 5, "hidden_on_board": 0,

@@ -2,6 +2,7 @@
 and a hidden piece's kind never reaches the opponent or a spectator."""
 
 import copy
+import dataclasses
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -111,8 +112,8 @@ def check_no_leak(table, log):
             alt.payload = swap(other)
             for viewer in (1 - owner, None):
                 assert eng.redact(alt, viewer) == eng.redact(ev, viewer), f"{ev.type} leaks"
-                assert eng.describe(type(ev)(**{**ev.__dict__, "payload": eng.redact(ev, viewer)})) \
-                    == eng.describe(type(ev)(**{**alt.__dict__, "payload": eng.redact(alt, viewer)}))
+                assert eng.describe(dataclasses.replace(ev, payload=eng.redact(ev, viewer))) \
+                    == eng.describe(dataclasses.replace(alt, payload=eng.redact(alt, viewer)))
 
 
 @settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])

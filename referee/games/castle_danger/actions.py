@@ -164,6 +164,9 @@ def buildable(state: CastleState, sq: str) -> bool:
 
 CHECKS = {"add": check_add, "smuggle": check_add, "move": check_move, "build": check_build,
           "demolish": check_demolish, "fire": check_fire, "reveal": check_reveal}
+# Every move of a turn's own play: its actions and ending it (not a question to the
+# opponent or its answer, referee/games/castle_danger/consent.py).
+TURN_MOVES = frozenset([*CHECKS, "end"])
 
 
 def available(state: CastleState, seat: int) -> list[dict]:

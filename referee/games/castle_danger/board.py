@@ -43,6 +43,10 @@ def square(file: int, rank: int) -> str | None:
 
 
 def terrain(sq: str) -> str:
+    return _TERRAIN[sq]
+
+
+def _terrain(sq: str) -> str:
     rank = coords(sq)[1]
     if rank == RIVER:
         return "river"
@@ -55,16 +59,19 @@ def side(sq: str) -> int | None:
     return None if rank == RIVER else (0 if rank < RIVER else 1)
 
 
-def neighbours(sq: str) -> list[str]:
+def neighbours(sq: str) -> tuple[str, ...]:
     """The squares orthogonally next to ``sq``, river squares included."""
+    return _NEIGHBOURS[sq]
+
+
+def _neighbours(sq: str) -> tuple[str, ...]:
     f, r = coords(sq)
     out = [square(f + df, r + dr) for df, dr in ((0, 1), (1, 0), (0, -1), (-1, 0))]
-    return [s for s in out if s]
+    return tuple(s for s in out if s)
 
 
 def adjacent(a: str, b: str) -> bool:
-    (fa, ra), (fb, rb) = coords(a), coords(b)
-    return abs(fa - fb) + abs(ra - rb) == 1
+    return b in _NEXT_TO[a]
 
 
 def line_of_fire(sq: str, seat: int) -> list[str]:
@@ -82,3 +89,10 @@ def line_of_fire(sq: str, seat: int) -> list[str]:
 
 def all_squares() -> list[str]:
     return [f"{f}{r}" for r in RANKS for f in FILES]
+
+
+# Looked up, not worked out, for each of the 63 squares: every action a referee
+# judges asks them (an audit asks them for every move of a log).
+_TERRAIN = {sq: _terrain(sq) for sq in all_squares()}
+_NEIGHBOURS = {sq: _neighbours(sq) for sq in all_squares()}
+_NEXT_TO = {sq: frozenset(n) for sq, n in _NEIGHBOURS.items()}

@@ -13,6 +13,7 @@ from referee.games.base import (
     check_option_names,
     house_rule,
     open_to_all,
+    with_move,
 )
 from referee.games.castle_danger import actions, board, consent, diagram, notation
 from referee.games.castle_danger.state import (
@@ -98,25 +99,51 @@ class CastleDanger(Engine):
             return consent.decide_answer(state, seat, move, self.scores)
         if move["type"] in consent.ASKS:
             return consent.decide_ask(state, seat, move)
+        return self._act(state, seat, move, in_place=False)
+
+    def play(self, state: CastleState, seat: int, move: dict) -> tuple[CastleState, list[Draft]]:
+        """An action or a turn's end decided and applied in one pass (``Engine.play``):
+        the position after the action, which the decision needs anyway (the next
+        turn's moves, the scores), is the state itself, not a copy. Anything else
+        (a question, its answer, a resignation, a refusal of those) as ``decide``
+        then ``evolve``."""
+        normal = self.admitted(state, seat, move)
+        if normal is None or state.pending is not None or normal["type"] not in actions.TURN_MOVES:
+            return super().play(state, seat, move)
+        return state, with_move(self._act(state, seat, normal, in_place=True), normal)
+
+    def _act(self, state: CastleState, seat: int, move: dict, in_place: bool) -> list[Draft]:
+        """The events of an action or of ending the turn, by the seat whose turn it
+        is; ``in_place``: each applied to ``state`` as it is decided."""
         if seat != state.turn:
             raise NotYourTurn(f"it is seat {state.turn}'s turn")
         if move["type"] == "end":
-            return self._pass_turn(state, seat)
-        kind, payload = actions.CHECKS[move["type"]](state, seat, move)
-        drafts = [Draft(kind, payload)]
-        hit = payload.get("hit")
-        if hit and hit["kind"] == "K":
-            # Both texts: a player whose King is hit loses (ruling R2), whoever shot.
-            loser = hit["owner"]
-            whose = "its own" if loser == seat else f"seat {loser}'s"
-            reason = f"seat {seat}'s Cannon on {payload['from']} hit {whose} King on {payload['at']}"
-            if loser == seat:
-                reason += f": seat {seat} loses"
-            after = self._after(state, drafts)
-            result = {"winners": [opponent(loser)], "reason": reason, "scores": self.scores(after)}
-            drafts.append(Draft("game-won", {"result": result}))
-        elif payload["cost"] == state.moves_left:
-            drafts += self._pass_turn(self._after(state, drafts), seat)
+            drafts = self._pass_turn(state, seat)
+        else:
+            kind, payload = actions.CHECKS[move["type"]](state, seat, move)
+            drafts = [Draft(kind, payload)]
+            left = state.moves_left
+            after = self.evolve_event(state, drafts[0]) if in_place else None
+            hit = payload.get("hit")
+            if hit and hit["kind"] == "K":
+                # Both texts: a player whose King is hit loses (ruling R2), whoever shot.
+                loser = hit["owner"]
+                whose = "its own" if loser == seat else f"seat {loser}'s"
+                reason = f"seat {seat}'s Cannon on {payload['from']} hit {whose} King on {payload['at']}"
+                if loser == seat:
+                    reason += f": seat {seat} loses"
+                after = after if in_place else self._after(state, drafts)
+                result = {"winners": [opponent(loser)], "reason": reason, "scores": self.scores(after)}
+                drafts.append(Draft("game-won", {"result": result}))
+            elif payload["cost"] == left:
+                drafts += self._pass_turn(after if in_place else self._after(state, drafts), seat)
+            if in_place:
+                for draft in drafts[1:]:
+                    self.evolve_event(state, draft)
+            return drafts
+        if in_place:
+            for draft in drafts:
+                self.evolve_event(state, draft)
         return drafts
 
     def _after(self, state: CastleState, drafts: list[Draft]) -> CastleState:
@@ -124,7 +151,7 @@ class CastleDanger(Engine):
         (its scores, the next turn's moves), which is all an action changes."""
         after = with_own_position(state)
         for d in drafts:
-            after = self.evolve_event(after, Event(0, d.type, state.turn, "", d.payload))
+            after = self.evolve_event(after, d)
         return after
 
     def _pass_turn(self, state: CastleState, seat: int) -> list[Draft]:

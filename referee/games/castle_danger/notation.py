@@ -36,6 +36,11 @@ def normalize(move: dict) -> dict:
         raise MalformedMove(f"unknown move type {kind!r}; Castle Danger moves: "
                             f"{', '.join(FIELDS)}, resign", field="type")
     fields = FIELDS[kind]
+    if move.keys() == _KEYS[kind]:  # the usual move, as the log records it: one look-up a field
+        written = {name: move[name] for name in fields
+                   if type(move[name]) is str and move[name] in _WRITTEN[name]}
+        if len(written) == len(fields):
+            return {"type": kind, **written}
     # exactly "type" and the fields (the usual move, as the log records it): no extras
     if len(move) != len(fields) + 1 or not all(name in move for name in fields):
         extra = sorted(set(move) - {"type", *fields})
@@ -65,6 +70,7 @@ def normalize(move: dict) -> dict:
 # The values a field holds already in their normal form (what the loop in
 # ``normalize`` would leave unchanged): checked by one look-up.
 _SQUARES = frozenset(board.all_squares())
+_KEYS = {kind: frozenset(["type", *fields]) for kind, fields in FIELDS.items()}
 _WRITTEN = {name: (frozenset(board.KINDS) if name in PIECE_FIELDS else _SQUARES)
             for fields in FIELDS.values() for name in fields}
 
