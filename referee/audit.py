@@ -42,10 +42,12 @@ from referee.table import BOT_MOVE, SEAT_TIMED_OUT, Table, bot_kinds
 NOT_STEPS = {"game-aborted", "clock-changed", "seat-replaced", SEAT_TIMED_OUT}
 
 
-def _same(derived: list, actor, logged: list[Event], seq: int, what: str) -> None:
-    """The derived drafts (or events), written as ``actor``, are the logged ones."""
+def _same(derived: list, actor, logged: list[Event], seq: int, what) -> None:
+    """The derived drafts (or events), written as ``actor``, are the logged ones.
+    ``what`` names what wrote them (a seat's move, a step), asked only for a
+    divergence's words: a function, since nearly every event agrees."""
     if len(logged) < len(derived):
-        raise Divergence(seq, "missing-events", f"{what} writes {len(derived)} events; the log ends first")
+        raise Divergence(seq, "missing-events", f"{what()} writes {len(derived)} events; the log ends first")
     for d, got in zip(derived, logged, strict=False):
         # Equal as written, not only as Python values: 1.0 == 1 and true == 1 in
         # Python, so a log that says "seat": true or "cost": 1.0 where the referee
@@ -56,6 +58,22 @@ def _same(derived: list, actor, logged: list[Event], seq: int, what: str) -> Non
             raise Divergence(got.seq, "diverges",
                              f"event {got.seq} should be {d.type} {json.dumps(d.payload, sort_keys=True)[:300]}"
                              f" but the log has {got.type} {json.dumps(got.payload, sort_keys=True)[:300]}")
+
+
+def _a_move(seat: int):
+    return lambda: f"seat {seat}'s move"
+
+
+_NOT_STEPS_WORDS = {"game-aborted": "the abort", "clock-changed": "the clock's change",
+                    "seat-replaced": "the seat's replacement", SEAT_TIMED_OUT: "the timeout"}
+
+
+def _a_step(kind: str, table: Table):
+    """What wrote a referee event, in words (asked before the table moves on)."""
+    if kind in _NOT_STEPS_WORDS:
+        return lambda: _NOT_STEPS_WORDS[kind]
+    step = table.due()
+    return lambda: f"the referee's step {step!r}"
 
 
 def _replay(events: list[Event], seed: str | None, salt_key: str | None = None) -> tuple[Table, bool]:
@@ -118,7 +136,7 @@ def _replay(events: list[Event], seed: str | None, salt_key: str | None = None) 
                 rule = err.extra.get("rule")
                 raise Divergence(ev.seq, err.code, f"seat {ev.actor}'s move {json.dumps(move)} was refused: "
                                  f"{err.detail}" + (f" (rule {rule})" if rule else "")) from None
-            what = f"seat {ev.actor}'s move"
+            what = _a_move(ev.actor)
         elif ev.actor == REFEREE:
             if ev.type == "game-aborted" and not table.over:  # see NOT_STEPS
                 derived, _ = table.propose_abort(ev.payload.get("reason", ""), at=ev.at)
@@ -183,17 +201,16 @@ def _replay(events: list[Event], seed: str | None, salt_key: str | None = None) 
                         table.apply(events[i], owned=True)
                         i += 1
                     continue
-            what = {"game-aborted": "the abort", "clock-changed": "the clock's change",
-                     "seat-replaced": "the seat's replacement", SEAT_TIMED_OUT: "the timeout"}.get(
-                ev.type, f"the referee's step {table.due()!r}")
+            what = _a_step(ev.type, table)
         else:
             raise Divergence(ev.seq, "malformed", f"event {ev.seq} has an unknown actor {ev.actor!r}")
-        _same(derived, ev.actor, events[i:i + len(derived)], ev.seq, what)
+        logged = events[i:i + len(derived)]
+        _same(derived, ev.actor, logged, ev.seq, what)
         if played:
-            table.played(events[i:i + len(derived)])
+            table.played(logged)
             played = False
         else:
-            for got in events[i:i + len(derived)]:
+            for got in logged:
                 # parsed here for this replay alone: the engine may keep them uncopied
                 table.apply(got, owned=True)
         i += len(derived)

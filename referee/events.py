@@ -38,17 +38,30 @@ def salt(key: str | None, seq: int) -> str:
 
 
 class Salts:
-    """``salt(key, seq)`` for many events of one game (an audit checks every one):
-    the HMAC keyed once and copied for each event, about two thirds of the time
-    keying it anew takes."""
+    """``salt(key, seq)`` for many events of one game (an audit checks every one).
+    HMAC-SHA256 (RFC 2104) is SHA-256 over the key's outer pad and the digest of
+    SHA-256 over its inner pad and the message: both pads are hashed once here,
+    and each event copies the two hashes already fed (a third of the time of
+    copying a keyed ``hmac`` object, whose copy is Python's own code). A test
+    checks it against ``salt`` for keys of every length."""
 
     def __init__(self, key: str):
-        self._keyed = hmac.new(key.encode(), digestmod=hashlib.sha256)
+        secret = key.encode()
+        if len(secret) > _SHA256_BLOCK:  # a key longer than a block is hashed first
+            secret = hashlib.sha256(secret).digest()
+        secret = secret.ljust(_SHA256_BLOCK, b"\0")
+        self._inner = hashlib.sha256(bytes(b ^ 0x36 for b in secret))
+        self._outer = hashlib.sha256(bytes(b ^ 0x5C for b in secret))
 
     def __call__(self, seq: int) -> str:
-        h = self._keyed.copy()
-        h.update(f"salt:{seq}".encode())
-        return h.hexdigest()
+        inner = self._inner.copy()
+        inner.update(b"salt:%d" % seq)
+        outer = self._outer.copy()
+        outer.update(inner.digest())
+        return outer.hexdigest()
+
+
+_SHA256_BLOCK = 64
 
 
 # Built once: json.dumps with these options would build the same encoder per call.

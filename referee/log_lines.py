@@ -118,9 +118,9 @@ def _usual_body(d: dict, line: str, known: dict[str, str]) -> tuple[str, str] | 
         actor_text = '"' + actor + '"'
     else:
         return None
-    before = '{"actor":' + actor_text + ',"at":"' + at + '"'
-    head = before + ',"hash":"' + given + '","payload":'
-    tail = ',"prev":"' + prev + '","salt":"' + salt + '","seq":' + int.__repr__(seq) + ',"type":"' + kind + '"}'
+    # each built in one go (an f-string), not piece by piece
+    head = f'{{"actor":{actor_text},"at":"{at}","hash":"{given}","payload":'
+    tail = f',"prev":"{prev}","salt":"{salt}","seq":{int.__repr__(seq)},"type":"{kind}"}}'
     if not (line.startswith(head) and line.endswith(tail)):
         return None
     text = line[len(head):len(line) - len(tail)]
@@ -132,7 +132,8 @@ def _usual_body(d: dict, line: str, known: dict[str, str]) -> tuple[str, str] | 
             known[text] = text
     else:
         text = known[text]  # one string for every event with this payload
-    return before + ',"payload":' + line[len(head):], text
+    cut = len(head) - len(given) - 21  # where ',"hash":"' begins: the body is the line without it
+    return line[:cut] + line[cut + len(given) + 10:], text
 
 
 @contextlib.contextmanager

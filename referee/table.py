@@ -150,11 +150,13 @@ class Table:
         return self.state.result is not None
 
     def due(self) -> str | None:
-        if self.over:
+        if self.state.result is not None:  # over
             return None if self.seed_revealed else REVEAL_SEED
         step = self.engine.due(self.state)
         if step is not None:
             return step
+        if not self.owed and not self.bots:  # most games: no seat the referee plays or owes
+            return None
         if FORFEIT in self.owed.values():
             return FORFEIT
         if self.bot_to_move() is not None:

@@ -354,6 +354,8 @@ def test_a_float_is_canonical_only_as_the_standard_library_writes_it(finished):
 def test_salts_keyed_once_are_the_salts():
     from referee.events import Salts, salt
 
-    for key in ("k", "é" * 40, "x" * 200):
+    # keys shorter than SHA-256's block, of one block, a byte over, and far over
+    # (then hashed first, as HMAC does), counted in UTF-8 bytes
+    for key in ("", "k", "x" * 63, "x" * 64, "x" * 65, "é" * 32, "é" * 40, "x" * 200):
         salts = Salts(key)
         assert [salts(seq) for seq in (1, 2, 99, 10**6)] == [salt(key, seq) for seq in (1, 2, 99, 10**6)]

@@ -37,10 +37,14 @@ def normalize(move: dict) -> dict:
                             f"{', '.join(FIELDS)}, resign", field="type")
     fields = FIELDS[kind]
     if move.keys() == _KEYS[kind]:  # the usual move, as the log records it: one look-up a field
-        written = {name: move[name] for name in fields
-                   if type(move[name]) is str and move[name] in _WRITTEN[name]}
-        if len(written) == len(fields):
-            return {"type": kind, **written}
+        out = {"type": kind}
+        for name in fields:
+            value = move[name]
+            if type(value) is not str or value not in _WRITTEN[name]:
+                break
+            out[name] = value
+        else:
+            return out
     # exactly "type" and the fields (the usual move, as the log records it): no extras
     if len(move) != len(fields) + 1 or not all(name in move for name in fields):
         extra = sorted(set(move) - {"type", *fields})
