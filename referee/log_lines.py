@@ -205,7 +205,10 @@ def read_lines(lines: list, read: list | None = None) -> list[Event]:
                         line = line.decode("utf-8")
                     except UnicodeDecodeError:
                         raise Divergence(i, "malformed", f"line {i} is not UTF-8") from None
-                d = _loads(line)
+                try:  # _loads, without a call of its own for every line
+                    d = orjson.loads(line)
+                except orjson.JSONDecodeError:
+                    d = None
                 if d is None:
                     try:
                         d = json.loads(line)  # anything else, answered (or refused) as json.loads does

@@ -29,8 +29,8 @@ EDITIONS = ("10th", "3rd")
 VARIANTS = ("standard", "hidden-danger")
 # The first player's colour (the second has the other one).
 FIRST_COLOUR = {"10th": "blue", "3rd": "red"}
-ACTION_EVENTS = ("piece-added", "piece-smuggled", "piece-moved", "wall-built",
-                 "wall-demolished", "cannon-fired", "piece-revealed")
+ACTION_EVENTS = frozenset(["piece-added", "piece-smuggled", "piece-moved", "wall-built",
+                           "wall-demolished", "cannon-fired", "piece-revealed"])
 
 
 def colours(options: dict) -> list[str]:
