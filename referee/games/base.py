@@ -11,6 +11,9 @@ global random. The service (``referee.service``) and the in-memory ``Table``
 * ``evolve(state, event)`` applies one logged event to the state. It may change
   ``state`` in place and must return it; callers hand it a copy when they might
   throw the result away. Replaying a game is evolving its events in order.
+* ``play(state, seat, move)`` is ``decide`` and ``evolve`` in one pass, for a
+  caller that gives the state up (an audit's replay); an engine may do both as
+  it decides (Castle Danger), with the same events and state as the two steps.
 * ``due(state)`` names the referee step owed now (a deal, a hand's scoring, the
   end of the game, a reshuffle, any random draw) or None. While a step is due no
   player may move; ``settle(state, rng)`` returns that step's events. All
