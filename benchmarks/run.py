@@ -217,9 +217,17 @@ def http_round(port: int, clients: int, seconds: float, moves: list, echo: bool 
         conn = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
         ready.wait()
         while time.perf_counter() < box["stop"]:
-            conn.request("POST", "/v1/audit", auditor_body, {"Content-Type": "application/jsonl"})
-            r = conn.getresponse()
-            r.read()
+            try:
+                conn.request("POST", "/v1/audit", auditor_body, {"Content-Type": "application/jsonl"})
+                r = conn.getresponse()
+                r.read()
+            except (http.client.HTTPException, ConnectionError):
+                # a refusal (the audit limit's 429) may close the connection after it:
+                # counted, and the next audit goes on a new one
+                audits["refused"] += 1
+                conn.close()
+                conn = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
+                continue
             audits["done" if r.status == 200 else "refused"] += 1
 
     threads = [threading.Thread(target=client, args=(k,)) for k in range(clients)]
