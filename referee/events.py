@@ -37,6 +37,9 @@ def salt(key: str | None, seq: int) -> str:
     return hmac.new(key.encode(), f"salt:{seq}".encode(), hashlib.sha256).hexdigest()
 
 
+_SHA256_BLOCK = hashlib.sha256().block_size  # 64 bytes: HMAC pads the key to it
+
+
 class Salts:
     """``salt(key, seq)`` for many events of one game (an audit checks every one).
     HMAC-SHA256 (RFC 2104) is SHA-256 over the key's outer pad and the digest of
@@ -59,9 +62,6 @@ class Salts:
         outer = self._outer.copy()
         outer.update(inner.digest())
         return outer.hexdigest()
-
-
-_SHA256_BLOCK = 64
 
 
 # Built once: json.dumps with these options would build the same encoder per call.

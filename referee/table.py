@@ -213,8 +213,8 @@ class Table:
                     self.since_seq = {**self.since_seq, seat: ev.seq}
             self.seq, self.last_hash = ev.seq, ev.hash
             return
-        if isinstance(ev.actor, int) and ev.actor in self.owed:  # the owed move is made
-            self.owed = {k: v for k, v in self.owed.items() if k != ev.actor}
+        if isinstance(ev.actor, int):
+            self._made(ev.actor)
         self.state = self.engine.evolve(self.state, ev if owned else ev.copy())
         if ev.type == "game-aborted":
             self.aborted = True
@@ -228,10 +228,13 @@ class Table:
         made already as it decided them (``Engine.play``, in an audit's replay):
         what ``apply`` does beside evolving the state. Only for a table without a
         clock: a clock's reading after each event needs the state after each."""
-        actor = events[0].actor
-        if actor in self.owed:  # the owed move is made
-            self.owed = {k: v for k, v in self.owed.items() if k != actor}
+        self._made(events[0].actor)
         self.seq, self.last_hash = events[-1].seq, events[-1].hash
+
+    def _made(self, seat: int) -> None:
+        """A move of ``seat`` is in the log: a move a timeout left it owing is made."""
+        if seat in self.owed:
+            self.owed = {k: v for k, v in self.owed.items() if k != seat}
 
     def _time(self, ev: Event) -> None:
         if self.clock is not None:

@@ -118,12 +118,14 @@ class CastleDanger(Engine):
         if seat != state.turn:
             raise NotYourTurn(f"it is seat {state.turn}'s turn")
         if move["type"] == "end":
-            drafts = self._pass_turn(state, seat)
+            drafts, applied = self._pass_turn(state, seat), 0
         else:
             kind, payload = actions.CHECKS[move["type"]](state, seat, move)
-            drafts = [Draft(kind, payload)]
+            drafts, applied = [Draft(kind, payload)], 0
             left = state.moves_left
-            after = self.evolve_event(state, drafts[0]) if in_place else None
+            if in_place:
+                self.evolve_event(state, drafts[0])
+                applied = 1
             hit = payload.get("hit")
             if hit and hit["kind"] == "K":
                 # Both texts: a player whose King is hit loses (ruling R2), whoever shot.
@@ -132,17 +134,13 @@ class CastleDanger(Engine):
                 reason = f"seat {seat}'s Cannon on {payload['from']} hit {whose} King on {payload['at']}"
                 if loser == seat:
                     reason += f": seat {seat} loses"
-                after = after if in_place else self._after(state, drafts)
+                after = state if in_place else self._after(state, drafts)
                 result = {"winners": [opponent(loser)], "reason": reason, "scores": self.scores(after)}
                 drafts.append(Draft("game-won", {"result": result}))
             elif payload["cost"] == left:
-                drafts += self._pass_turn(after if in_place else self._after(state, drafts), seat)
-            if in_place:
-                for draft in drafts[1:]:
-                    self.evolve_event(state, draft)
-            return drafts
+                drafts += self._pass_turn(state if in_place else self._after(state, drafts), seat)
         if in_place:
-            for draft in drafts:
+            for draft in drafts[applied:]:
                 self.evolve_event(state, draft)
         return drafts
 
