@@ -82,11 +82,11 @@ def _replay(events: list[Event], seed: str | None, salt_key: str | None = None) 
         raise Divergence(1, "not-a-game", "the first event must be the referee's game-created")
     try:
         p = first.payload
-        expected = Table.created_event(p["game"], p["id"], [s["name"] for s in p["seats"]],
-                                       p["options"], "x", p["stacked"], first.at,
-                                       bots={s["seat"]: s["bot"] for s in p["seats"] if "bot" in s},
-                                       accounts={s["seat"]: s["player"] for s in p["seats"] if "player" in s},
-                                       rated=p.get("rated", True) is not False)
+        expected = Table.created_payload(p["game"], p["id"], [s["name"] for s in p["seats"]],
+                                         p["options"], "x", p["stacked"],
+                                         bots={s["seat"]: s["bot"] for s in p["seats"] if "bot" in s},
+                                         accounts={s["seat"]: s["player"] for s in p["seats"] if "player" in s},
+                                         rated=p.get("rated", True) is not False)
     except (RefereeError, KeyError, TypeError) as err:
         raise Divergence(1, "bad-game", f"the game cannot be created as logged: {err}") from None
     # The seed commitment is the log's own; the engine version may be older than
@@ -94,10 +94,10 @@ def _replay(events: list[Event], seed: str | None, salt_key: str | None = None) 
     # game lacks the house rules added since, and is replayed under the reading it
     # was played under (``Engine.later_options``).
     made_by = p.get("engine_version")
-    options = expected.payload["options"]
+    options = expected["options"]
     if isinstance(p.get("options"), dict):
         options = engine_by_name(p["game"]).options_as_logged(options, p["options"], made_by)
-    want = {**expected.payload, "options": options, "seed_commitment": p.get("seed_commitment"),
+    want = {**expected, "options": options, "seed_commitment": p.get("seed_commitment"),
             "engine_version": made_by}
     if want != p:
         raise Divergence(1, "bad-game", "the first event's options are not as the engine completes them")
@@ -223,15 +223,17 @@ def audit(text: str | bytes) -> dict:
         return _audit(lambda: parse(text))
 
 
-def audit_lines(lines: list[str], read: list | None = None) -> tuple[dict, list[Event]]:
+def audit_lines(lines: list[str], read: list | None = None,
+                payloads: dict[str, str] | None = None) -> tuple[dict, list[Event]]:
     """``audit`` of a log given as its lines (``read``: what ``usual_line`` gave
-    for each, or None), and its events (empty if it is refused before its replay).
-    The events have been replayed: their payloads are the engines' to keep, so read
-    only their envelope (type, seq, hash), or read a line again for its payload."""
+    for each, or None; ``payloads``: as ``read_lines`` takes them), and its events
+    (empty if it is refused before its replay). The events have been replayed:
+    their payloads are the engines' to keep, so read only their envelope (type,
+    seq, hash), or read a line again for its payload."""
     kept: list[Event] = []
 
     def events() -> list[Event]:
-        kept[:] = read_lines(lines, read)
+        kept[:] = read_lines(lines, read, payloads)
         return kept
 
     with no_gc_pauses():

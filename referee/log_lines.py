@@ -187,13 +187,15 @@ def usual_line(line: str, payloads: dict[str, str]) -> tuple[dict, tuple[str, st
     return None if found is None else (d, found)
 
 
-def read_lines(lines: list, read: list | None = None) -> list[Event]:
+def read_lines(lines: list, read: list | None = None, payloads: dict[str, str] | None = None) -> list[Event]:
     """The events of a log's lines (str, or bytes where the whole was no UTF-8),
     every line checked (see the module's docstring); ``read``: for each line, what
-    ``usual_line`` gave for it already, or None."""
+    ``usual_line`` gave for it already, or None; ``payloads``: the payload texts
+    found canonical so far (``_usual_body``), shared by the logs of one bundle."""
     events = []
     prev = "0" * 64
-    payloads: dict[str, str] = {}  # payload texts found canonical (see _usual_body)
+    if payloads is None:
+        payloads = {}
     i = 0
     try:
         for i, line in enumerate(lines, start=1):

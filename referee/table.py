@@ -84,6 +84,16 @@ class Table:
         ``accounts``: seat -> the player id seated there (referee/players), logged so
         that ratings can be recomputed from exports; ``rated=False`` is logged too
         (a game is rated unless it says so)."""
+        payload = Table.created_payload(game, game_id, players, options, seed, stacked, bots,
+                                        accounts, rated)
+        return chain([Draft("game-created", payload)], REFEREE, 1, GENESIS, at, _key(seed, salt_key))[0]
+
+    @staticmethod
+    def created_payload(game: str, game_id: str, players: list[str], options: dict, seed: str,
+                        stacked: bool, bots: dict | None = None, accounts: dict | None = None,
+                        rated: bool = True) -> dict:
+        """``created_event``'s payload, for a reader that compares it (an audit) and
+        needs no sealed event."""
         eng = engine_by_name(game)
         if not isinstance(options or {}, dict):
             raise MalformedMove("options must be an object", field="options")
@@ -121,7 +131,7 @@ class Table:
         }
         if not rated:
             payload["rated"] = False
-        return chain([Draft("game-created", payload)], REFEREE, 1, GENESIS, at, _key(seed, salt_key))[0]
+        return payload
 
     @classmethod
     def from_created(cls, created: Event) -> Table:

@@ -46,15 +46,26 @@ def audit_league(text: str | bytes) -> dict:
     # the cyclic collector waits for the whole bundle, not only for each game's
     # audit: between games it would scan everything the bundle's audit holds
     with log_lines.no_gc_pauses():
-        return _audit_league(text)
+        # The usual bundle is first audited with each log's lines read when that log
+        # is audited (``bundle.cut``): the same checks, a game's reading freed before
+        # the next game's. A bundle found wrong that way is audited again in the
+        # order above (``bundle.split`` reads every line first), so the divergence
+        # named first is the one that order finds: a wrong bundle costs two audits.
+        lazy = bundlemod.cut(text)
+        if lazy is not None:
+            report = _audit_league(lambda: lazy)
+            if report["valid"]:
+                return report
+            del lazy, report
+        return _audit_league(lambda: bundlemod.split(text))
 
 
-def _audit_league(text: str | bytes) -> dict:
+def _audit_league(split) -> dict:
     report = {"valid": False, "events": 0, "games": 0, "first_error": None, "chain": "broken",
               "seed": "unrevealed", "standings": None}
     try:
-        league_lines, game_lines, starts, read = bundlemod.split(text)
-        events = _league_events(league_lines, read[bundlemod.LEAGUE])
+        league_lines, game_lines, starts, read = split()
+        events = _league_events(league_lines, read.get(bundlemod.LEAGUE))
         report["events"], report["chain"] = len(events), "ok"
         seed = _seed(events)
         if seed is not None:
@@ -120,6 +131,7 @@ class _Checker:
                  read: dict | None = None):
         self.events, self.game_lines, self.starts, self.seed = events, game_lines, starts, seed
         self.read = read or {}  # what the bundle's reading read of each line already
+        self.payloads: dict[str, str] = {}  # payload texts found canonical, in any of its logs
         self.reports: dict[str, tuple[dict, list[Event]]] = {}
 
     def run(self) -> st.LeagueState:
@@ -216,7 +228,7 @@ class _Checker:
         if lines is None:
             raise Divergence(f"game {game_id}", "missing-game",
                              f"game {game_id}'s log is not in the bundle")
-        report, _ = game_audit.audit_lines(lines, self.read.get(game_id))
+        report, _ = game_audit.audit_lines(lines, self.read.get(game_id), self.payloads)
         err = report["first_error"]
         if not report["valid"]:
             raise Divergence(f"game {game_id} event {err['seq']}", err["code"], err["detail"])
@@ -224,9 +236,10 @@ class _Checker:
         # events were the replay's, the engines' to keep): its first event, its last,
         # and the seats that resigned or forfeited. Every line is canonical now, so
         # its type is its last field.
-        last = len(lines) - 1
-        events = [Event.from_json(line) for k, line in enumerate(lines)
-                  if k in (0, last) or line.endswith(_LOST)]
+        picked = [lines[0], *(line for line in lines[1:-1] if line.endswith(_LOST))]
+        if len(lines) > 1:
+            picked.append(lines[-1])
+        events = [Event.from_json(line) for line in picked]
         self._seated(game_id, events[0].payload)
         self.reports[game_id] = (report["result"], events)
         return self.reports[game_id]

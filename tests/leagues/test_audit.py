@@ -228,16 +228,57 @@ def test_a_bundle_read_by_cutting_is_judged_as_read_whole(which, request, monkey
         lambda r: r[: len(r) // 2],
     ]
     rnd = random.Random(which)
-    forms = [text, text.replace("\n", "\r\n", 1)]
+    forms = [text, text.replace("\n", "\r\n", 1), text.encode()]
     for k in rnd.sample(range(len(rows)), 8) + [0, len(rows) - 1]:
         for change in changes:
             forms.append("\n".join([*rows[:k], change(rows[k]), *rows[k + 1:]]) + "\n")
-    cut = [audit_league(f) for f in forms]
+    # Two changes, one in the league's log and one in a game's, each alone a fault
+    # the other order would name first: the report is the one the order of the
+    # module's docstring gives (every line read first), however the bundle is read.
+    league = [k for k, r in enumerate(rows) if r.endswith('"log":"league"}')]
+    games = [k for k, r in enumerate(rows) if r.endswith('"log":"game"}')]
+    for _ in range(6):
+        a, b = rnd.choice(league[1:]), rnd.choice(games[len(games) // 2:])
+        changed = list(rows)
+        changed[a] = changes[7](changed[a])  # a seq out of its place in the league's log
+        changed[b] = rnd.choice([changes[0], changes[3], changes[6]])(changed[b])  # not canonical
+        forms.append("\n".join(changed) + "\n")
+    lazy = [audit_league(f) for f in forms]  # each log's lines read with that log, first
+    monkeypatch.setattr(bundle, "cut", lambda text: None)
+    cut = [audit_league(f) for f in forms]  # every line read first, usual lines cut
     monkeypatch.setattr(bundle, "_cut", lambda line, payloads: None)
-    whole = [audit_league(f) for f in forms]
-    assert cut == whole
-    assert cut[0]["valid"] and sum(not r["valid"] for r in cut) >= len(forms) - 12
+    whole = [audit_league(f) for f in forms]  # every line read first, whole
+    assert lazy == cut == whole
+    assert cut[0]["valid"] and cut[2]["valid"] and sum(not r["valid"] for r in cut) >= len(forms) - 13
     assert len({json.dumps(r["first_error"], sort_keys=True) for r in cut}) >= 8
+    assert all(r["first_error"]["where"].startswith("bundle line") for r in cut[-6:])
+
+
+def test_a_bundle_found_wrong_is_reported_in_the_documented_order(round_robin, monkeypatch):
+    """The usual bundle is audited a log at a time first (``bundle.cut``); found
+    wrong, it is audited again with every line read first, so a bundle wrong in two
+    places names the place that order finds first: here a game's line that is not
+    canonical, though the league's log, read earlier a log at a time, is wrong too.
+    And a right bundle is judged by the first reading alone."""
+    from referee.leagues import bundle
+
+    rows = lines(round_robin.bundle())
+    seq = league_seq(rows, "round-closed")
+    rows[seq - 1]["event"]["payload"]["round"] = 9  # a forged close, its hashes made again
+    text = join(reseal(rows)).splitlines()
+    late = max(k for k, r in enumerate(text) if r.endswith('"log":"game"}'))
+    text[late] = text[late].replace('"actor":', '"actor": ', 1)  # inside the event
+    assert first_error("\n".join(text) + "\n") == {
+        "where": f"bundle line {late + 1}", "code": "not-canonical",
+        "detail": f"bundle line {late + 1} is not in canonical JSON form"}
+    text[late] = text[late].replace('"actor": ', '"actor":', 1)
+    assert first_error("\n".join(text) + "\n")["where"] == f"league event {seq}"
+
+    def no_second_reading(text):
+        raise AssertionError("a right bundle is read once")
+
+    monkeypatch.setattr(bundle, "split", no_second_reading)
+    assert audit_league(round_robin.bundle())["valid"]
 
 
 def test_a_league_game_whose_seat_a_bot_played_fails(round_robin):
