@@ -15,6 +15,7 @@ event's canonical JSON text is that log's export line.
 from __future__ import annotations
 
 import json
+import re
 
 from referee import log_lines
 from referee.events import Event, canonical_text, parsed_canonical_text
@@ -124,18 +125,25 @@ def split(text: str | bytes) -> tuple[list[str], dict[str, list[str]], dict[str,
     return league, games, starts, read
 
 
+# The usual bundle line, matched whole (``cut``): its event from the first "{" to the
+# last "}" before the tail, and a game's id of printable ASCII without a quote or a
+# backslash, written as is.
+_USUAL = re.compile(r'\{"event":(\{[^\n]*\})(?:,"game":"([ !#-\[\]-~]+)","log":"game"|,"log":"league")\}(?:\n|\Z)')
+
+
 def cut(text: str | bytes) -> tuple[list[str], dict[str, list[str]], dict[str, int], dict] | None:
     """``split``'s answer for the usual bundle, its events cut but not yet read:
     each is read and checked when its log is (``log_lines.read_lines``: the same
     checks, a log at a time, so what one game's reading allocates is freed before
     the next game's). None unless the text is UTF-8 and every line is the usual
-    bundle line around an event (``_cut``'s shape): ``split`` then decides.
+    bundle line around an event (``_USUAL``): ``split`` then decides.
 
-    The events are cut from the text itself, not from a copy of each line first.
-    An event cut here is not yet known to be canonical: the bundle's line is
-    canonical exactly when its event is the canonical JSON of an event, as its
-    log's reading checks (the wrapper around it is the canonical one, its game id
-    written as is)."""
+    The events are cut from the text itself, line after line, each line matched
+    where the last one ended (never searched for, so a text that is no bundle
+    costs one failed match). An event cut here is not yet known to be canonical:
+    the bundle's line is canonical exactly when its event is the canonical JSON of
+    an event, as its log's reading checks (the wrapper around it is the canonical
+    one, its game's id written as is)."""
     if type(text) is not str:
         try:
             text = text.decode("utf-8")
@@ -144,31 +152,21 @@ def cut(text: str | bytes) -> tuple[list[str], dict[str, list[str]], dict[str, i
     league: list[str] = []
     games: dict[str, list[str]] = {}
     starts: dict[str, int] = {}
-    find, rfind, opens, ends = text.find, text.rfind, text.startswith, text.endswith
-    start, i, size = 0, 0, len(text)
-    while start < size:
+    match, at, size, i = _USUAL.match, 0, len(text), 0
+    while at < size:
+        line = match(text, at)
+        if line is None:
+            return None
         i += 1
-        end = find("\n", start)
-        if end < 0:
-            end = size
-        if not opens(_OPEN, start, end):
-            return None
-        if ends(_GAME_END, start, end):
-            mid = rfind(_GAME_MID, start, end - len(_GAME_END))
-            if mid < 0:
-                return None
-            game = text[mid + len(_GAME_MID):end - len(_GAME_END)]
-            if not game or '"' in game or "\\" in game or not game.isprintable():
-                return None
-            events = games.get(game)
-            if events is None:
-                starts[game], events = i, games.setdefault(game, [])
-            events.append(text[start + 9:mid + 1])
-        elif ends(_LEAGUE_END, start, end):
-            league.append(text[start + 9:end - len(_LEAGUE_END)])
-        else:
-            return None
-        start = end + 1
+        at = line.end()
+        event, game = line.group(1, 2)
+        if game is None:
+            league.append(event)
+            continue
+        events = games.get(game)
+        if events is None:
+            starts[game], events = i, games.setdefault(game, [])
+        events.append(event)
     return league, games, starts, {}
 
 
