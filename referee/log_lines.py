@@ -77,9 +77,11 @@ def written_as(value, text: str) -> bool:
     return parsed_canonical_text(value) == text
 
 
-# A number with a point or an exponent where a value starts: a float, or a string
-# that looks like one (``_usual_body``).
-_FLOAT = re.compile(r"[:,\[]-?[0-9]+[.eE]|^-?[0-9]+[.eE]")
+# A digit followed by a point or an exponent's "e": every float written in JSON has
+# one (its integer part ends in a digit, then its fraction or exponent begins);
+# so may a string, which then goes the standard library's way too (``_usual_body``).
+# One character class to scan for, a third of the time of asking where a value starts.
+_FLOAT = re.compile(r"[0-9][.eE]")
 
 
 # How many payload texts found canonical an audit remembers: a game repeats many

@@ -6,6 +6,7 @@ import json
 import subprocess
 import sys
 
+import orjson
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -347,6 +348,15 @@ def test_a_float_is_canonical_only_as_the_standard_library_writes_it(finished):
     assert report["chain"] == "ok" and report["first_error"]["code"] == "diverges"
     assert report["first_error"]["seq"] == k + 1
     report = audit(good.replace('"x":1e+16', '"x":1e16'))
+    assert report["first_error"] == {"seq": k + 1, "code": "not-canonical",
+                                     "detail": f"line {k + 1} is not in canonical JSON form"}
+    # orjson writes some floats without an exponent where the standard library
+    # writes one (0.00001 and 1e-05): its text alone cannot say a float is canonical
+    lines[k]["payload"] = {**lines[k]["payload"], "x": 1e-05}
+    good = reseal(lines)
+    assert '"x":1e-05' in good and orjson.dumps(1e-05) != b"1e-05"
+    assert audit(good)["first_error"]["code"] == "diverges"
+    report = audit(good.replace('"x":1e-05', '"x":' + orjson.dumps(1e-05).decode()))
     assert report["first_error"] == {"seq": k + 1, "code": "not-canonical",
                                      "detail": f"line {k + 1} is not in canonical JSON form"}
 
