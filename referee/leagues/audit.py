@@ -17,6 +17,9 @@ In order, stopping at the first divergence:
   as this league's game at that table, its last hash the one recorded); each
   round's close, the final standings and the seed's reveal when they were due;
 * every game in the bundle is a game of the league, its log valid.
+
+The usual bundle is read a log at a time first (``audit_league``); a bundle found
+wrong that way is audited again in this order, and that report is given.
 """
 
 from __future__ import annotations
