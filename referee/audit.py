@@ -224,20 +224,11 @@ def audit(text: str | bytes) -> dict:
 
 
 def audit_lines(lines: list[str], read: list | None = None,
-                payloads: dict[str, str] | None = None) -> tuple[dict, list[Event]]:
+                payloads: dict[str, str] | None = None) -> dict:
     """``audit`` of a log given as its lines (``read``: what ``usual_line`` gave
-    for each, or None; ``payloads``: as ``read_lines`` takes them), and its events
-    (empty if it is refused before its replay). The events have been replayed:
-    their payloads are the engines' to keep, so read only their envelope (type,
-    seq, hash), or read a line again for its payload."""
-    kept: list[Event] = []
-
-    def events() -> list[Event]:
-        kept[:] = read_lines(lines, read, payloads)
-        return kept
-
+    for each, or None; ``payloads``: as ``read_lines`` takes them)."""
     with no_gc_pauses():
-        return _audit(events), kept
+        return _audit(lambda: read_lines(lines, read, payloads))
 
 
 def _audit(events_of) -> dict:

@@ -231,7 +231,7 @@ class _Checker:
         if lines is None:
             raise Divergence(f"game {game_id}", "missing-game",
                              f"game {game_id}'s log is not in the bundle")
-        report, _ = game_audit.audit_lines(lines, self.read.get(game_id), self.payloads)
+        report = game_audit.audit_lines(lines, self.read.get(game_id), self.payloads)
         err = report["first_error"]
         if not report["valid"]:
             raise Divergence(f"game {game_id} event {err['seq']}", err["code"], err["detail"])

@@ -56,33 +56,23 @@ def is_bundle(text: str | bytes) -> bool:
 
 
 # The usual bundle line, around its event's text E: {"event":E,"log":"league"} or
-# {"event":E,"game":"G","log":"game"} (keys sorted, as canonical JSON writes them).
-_OPEN = '{"event":{'
-_LEAGUE_END = ',"log":"league"}'
-_GAME_MID, _GAME_END = '},"game":"', '","log":"game"}'
+# {"event":E,"game":"G","log":"game"} (keys sorted, as canonical JSON writes them),
+# E from the first "{" to the last "}" before the tail, G of printable ASCII without
+# a quote or a backslash (written as is). Matched whole, never searched for.
+_USUAL = re.compile(r'\{"event":(\{[^\n]*\})(?:,"game":"([ !#-\[\]-~]+)","log":"game"|,"log":"league")\}(?:\n|\Z)')
 
 
 def _cut(line: str, payloads: dict) -> tuple[str, str | None, tuple] | None:
     """``(E, G or None for the league's, what the game audit read of E)`` for the
-    usual bundle line, without parsing the line itself: E is cut from it, and E is
-    read and checked canonical as the audit reads an event line (``log_lines.usual_line``).
+    usual bundle line (``_USUAL``), without parsing the line itself: E is read and
+    checked canonical as the audit reads an event line (``log_lines.usual_line``).
     The line is then canonical: E is the canonical JSON of an object and G a
     string with nothing to escape, written between quotes. None if that is not
     sure: ``split`` then reads the line the long way, which decides."""
-    if not line.startswith(_OPEN):
+    usual = _USUAL.fullmatch(line)
+    if usual is None:
         return None
-    if line.endswith(_LEAGUE_END):
-        event, game = line[9:len(line) - len(_LEAGUE_END)], None
-    elif line.endswith(_GAME_END):
-        # G holds no quote (checked below), so the last '},"game":"' is the one after E
-        mid = line.rfind(_GAME_MID, 0, len(line) - len(_GAME_END))
-        if mid < 0:
-            return None
-        event, game = line[9:mid + 1], line[mid + len(_GAME_MID):len(line) - len(_GAME_END)]
-        if not game or '"' in game or "\\" in game or not game.isprintable():
-            return None
-    else:
-        return None
+    event, game = usual.group(1, 2)
     read = log_lines.usual_line(event, payloads)
     return None if read is None else (event, game, read)
 
@@ -123,12 +113,6 @@ def split(text: str | bytes) -> tuple[list[str], dict[str, list[str]], dict[str,
             games.setdefault(game, []).append(event)
             read.setdefault(game, []).append(seen)
     return league, games, starts, read
-
-
-# The usual bundle line, matched whole (``cut``): its event from the first "{" to the
-# last "}" before the tail, and a game's id of printable ASCII without a quote or a
-# backslash, written as is.
-_USUAL = re.compile(r'\{"event":(\{[^\n]*\})(?:,"game":"([ !#-\[\]-~]+)","log":"game"|,"log":"league")\}(?:\n|\Z)')
 
 
 def cut(text: str | bytes) -> tuple[list[str], dict[str, list[str]], dict[str, int], dict] | None:
