@@ -44,10 +44,11 @@ NOT_STEPS = {"game-aborted", "clock-changed", "seat-replaced", SEAT_TIMED_OUT}
 
 def _same(derived: list, actor, logged: list[Event], seq: int, what) -> None:
     """The derived drafts (or events), written as ``actor``, are the logged ones.
-    ``what`` names what wrote them (a seat's move, a step), asked only for a
-    divergence's words: a function, since nearly every event agrees."""
+    ``what`` names what wrote them, asked only for a divergence's words: a function
+    for a step, since nearly every event agrees; None for the move of ``actor``."""
     if len(logged) < len(derived):
-        raise Divergence(seq, "missing-events", f"{what()} writes {len(derived)} events; the log ends first")
+        wrote = what() if what is not None else f"seat {actor}'s move"
+        raise Divergence(seq, "missing-events", f"{wrote} writes {len(derived)} events; the log ends first")
     for d, got in zip(derived, logged, strict=False):
         # Equal as written, not only as Python values: 1.0 == 1 and true == 1 in
         # Python, so a log that says "seat": true or "cost": 1.0 where the referee
@@ -58,10 +59,6 @@ def _same(derived: list, actor, logged: list[Event], seq: int, what) -> None:
             raise Divergence(got.seq, "diverges",
                              f"event {got.seq} should be {d.type} {json.dumps(d.payload, sort_keys=True)[:300]}"
                              f" but the log has {got.type} {json.dumps(got.payload, sort_keys=True)[:300]}")
-
-
-def _a_move(seat: int):
-    return lambda: f"seat {seat}'s move"
 
 
 _NOT_STEPS_WORDS = {"game-aborted": "the abort", "clock-changed": "the clock's change",
@@ -136,7 +133,7 @@ def _replay(events: list[Event], seed: str | None, salt_key: str | None = None) 
                 rule = err.extra.get("rule")
                 raise Divergence(ev.seq, err.code, f"seat {ev.actor}'s move {json.dumps(move)} was refused: "
                                  f"{err.detail}" + (f" (rule {rule})" if rule else "")) from None
-            what = _a_move(ev.actor)
+            what = None  # a seat's move (``_same``)
         elif ev.actor == REFEREE:
             if ev.type == "game-aborted" and not table.over:  # see NOT_STEPS
                 derived, _ = table.propose_abort(ev.payload.get("reason", ""), at=ev.at)
@@ -223,12 +220,11 @@ def audit(text: str | bytes) -> dict:
         return _audit(lambda: parse(text))
 
 
-def audit_lines(lines: list[str], read: list | None = None,
-                payloads: dict[str, str] | None = None) -> dict:
-    """``audit`` of a log given as its lines (``read``: what ``usual_line`` gave
-    for each, or None; ``payloads``: as ``read_lines`` takes them)."""
+def audit_lines(lines: list[str], payloads: dict[str, str] | None = None) -> dict:
+    """``audit`` of a log given as its lines (``payloads``: as ``read_lines`` takes
+    them)."""
     with no_gc_pauses():
-        return _audit(lambda: read_lines(lines, read, payloads))
+        return _audit(lambda: read_lines(lines, payloads))
 
 
 def _audit(events_of) -> dict:
@@ -242,15 +238,19 @@ def _audit(events_of) -> dict:
     report["events"] = len(events)
     report["chain"] = "ok"
     seed = key = None
-    revealed = [e for e in events if e.type == "seed-revealed" and e.actor == REFEREE]
-    if revealed:
+    revealed = None  # the last reveal: the usual log's last event, so looked for from the end
+    for ev in reversed(events):
+        if ev.type == "seed-revealed" and ev.actor == REFEREE:
+            revealed = ev
+            break
+    if revealed is not None:
         # (a forged log's payloads may be any JSON: what is not an object names nothing)
-        shown = revealed[-1].payload if isinstance(revealed[-1].payload, dict) else {}
+        shown = revealed.payload if isinstance(revealed.payload, dict) else {}
         committed = events[0].payload.get("seed_commitment") if isinstance(events[0].payload, dict) else None
         seed = shown.get("seed")
         if not isinstance(seed, str) or rngmod.commitment(seed) != committed:
             report["seed"] = "mismatch"
-            report["first_error"] = {"seq": revealed[-1].seq, "code": "seed-mismatch",
+            report["first_error"] = {"seq": revealed.seq, "code": "seed-mismatch",
                                      "detail": "the revealed seed does not match the commitment in event 1"}
             return report
         # Salts are keyed by the salt key revealed with the seed; logs written
@@ -258,13 +258,12 @@ def _audit(events_of) -> dict:
         key = shown.get("salt_key", seed)
         if not isinstance(key, str):
             key = None
-        salt_for = Salts(key) if key is not None else None
-        for ev in events:
-            if salt_for is None or ev.salt != salt_for(ev.seq):
-                report["seed"] = "mismatch"
-                report["first_error"] = {"seq": ev.seq, "code": "bad-salt",
-                                         "detail": f"event {ev.seq}'s salt is not the one the revealed salt key gives"}
-                return report
+        wrong = Salts(key).first_wrong(events) if key is not None else events[0]
+        if wrong is not None:
+            report["seed"] = "mismatch"
+            report["first_error"] = {"seq": wrong.seq, "code": "bad-salt",
+                                     "detail": f"event {wrong.seq}'s salt is not the one the revealed salt key gives"}
+            return report
         report["seed"] = "verified"
     try:
         table, unverified = _replay(events, seed, key)

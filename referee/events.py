@@ -63,6 +63,19 @@ class Salts:
         outer.update(inner.digest())
         return outer.hexdigest()
 
+    def first_wrong(self, events: list[Event]) -> Event | None:
+        """The first of ``events`` whose salt is not the one of its ``seq``, or None:
+        the audit's check of every event, as one loop (no call per event)."""
+        inner_pad, outer_pad = self._inner, self._outer
+        for ev in events:
+            inner = inner_pad.copy()
+            inner.update(b"salt:%d" % ev.seq)
+            outer = outer_pad.copy()
+            outer.update(inner.digest())
+            if outer.hexdigest() != ev.salt:
+                return ev
+        return None
+
 
 # Built once: json.dumps with these options would build the same encoder per call.
 _CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)

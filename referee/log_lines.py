@@ -59,8 +59,8 @@ _SORTED = orjson.OPT_SORT_KEYS
 
 def written_as(value, text: str) -> bool:
     """Whether ``text`` is the canonical JSON of ``value``, where ``text`` is the
-    canonical JSON of some value (``_same``: a line ``_parse`` checked) or holds no
-    float (``_usual_body``). orjson writes the value first (three times as fast as
+    canonical JSON of some value (``_same``: a line ``read_lines`` checked) or holds
+    no float (``_payload_canonical``). orjson writes the value first (three times as fast as
     the standard library); where its text is ``text`` the answer is yes. Without a
     float, orjson's text is the standard library's to the byte (keys sorted by code
     point; strings, integers, true, false and null written alike). With one, that
@@ -79,7 +79,7 @@ def written_as(value, text: str) -> bool:
 
 # A digit followed by a point or an exponent's "e": every float written in JSON has
 # one (its integer part ends in a digit, then its fraction or exponent begins);
-# so may a string, which then goes the standard library's way too (``_usual_body``).
+# so may a string, which then goes the standard library's way too (``_payload_canonical``).
 # One character class to scan for, a third of the time of asking where a value starts.
 _FLOAT = re.compile(r"[0-9][.eE]")
 
@@ -88,54 +88,6 @@ _FLOAT = re.compile(r"[0-9][.eE]")
 # (the same step, the same answer), and each is then not encoded again. A log the
 # API takes (16 MiB) has fewer lines than this.
 KNOWN_PAYLOADS = 65536
-
-
-def _usual_body(d: dict, line: str, known: dict[str, str]) -> tuple[str, str] | None:
-    """The canonical JSON of the event's body (what its hash covers), and its
-    payload's text, if ``line``, parsed as ``d`` (its "hash" still in it), is the
-    usual line and canonical; None if that is not sure (then the body is encoded
-    whole, see ``_parse``).
-
-    The usual line has no backslash: then each string in it is written as is,
-    between quotes, since there is nothing in it to escape (a '"' or a control
-    character would need one), which is also how the encoder writes it. The fields
-    around the payload are written again that way (integers as the encoder writes
-    them) and must be the line's start and end; what is between them is the
-    payload's text, canonical if it was found so before in this log (the canonical
-    JSON of some value, so of the one it parses to) or if it is what encoding the
-    payload gives. The line is then exactly the canonical JSON of ``d``.
-
-    The payload is encoded by orjson first (``written_as``) when its text holds
-    no float: for a value without one, orjson's text is the standard library's to
-    the byte (keys sorted by code point, strings, integers, true, false and null
-    written alike); only a float may be written otherwise (``1e16``)."""
-    actor, at, given, prev, salt, seq, kind = (d["actor"], d["at"], d["hash"], d["prev"], d["salt"],
-                                               d["seq"], d["type"])
-    if ("\\" in line or type(seq) is not int
-            or not type(at) is type(given) is type(prev) is type(salt) is type(kind) is str):
-        return None
-    if type(actor) is int:
-        actor_text = int.__repr__(actor)
-    elif type(actor) is str:
-        actor_text = '"' + actor + '"'
-    else:
-        return None
-    # each built in one go (an f-string), not piece by piece
-    head = f'{{"actor":{actor_text},"at":"{at}","hash":"{given}","payload":'
-    tail = f',"prev":"{prev}","salt":"{salt}","seq":{int.__repr__(seq)},"type":"{kind}"}}'
-    if not (line.startswith(head) and line.endswith(tail)):
-        return None
-    text = line[len(head):len(line) - len(tail)]
-    if text not in known:
-        payload = d["payload"]
-        if not (parsed_canonical_text(payload) == text if _FLOAT.search(text) else written_as(payload, text)):
-            return None
-        if len(known) < KNOWN_PAYLOADS:
-            known[text] = text
-    else:
-        text = known[text]  # one string for every event with this payload
-    cut = len(head) - len(given) - 21  # where ',"hash":"' begins: the body is the line without it
-    return line[:cut] + line[cut + len(given) + 10:], text
 
 
 @contextlib.contextmanager
@@ -164,7 +116,7 @@ _auditing = 0  # audits running in this process
 _gc_was_on = True
 
 
-def parse(text: str | bytes, read: list | None = None) -> list[Event]:
+def parse(text: str | bytes) -> list[Event]:
     raw = text.encode() if isinstance(text, str) else text
     try:  # one decode for the whole log; line by line only to name a line that is not UTF-8
         whole = raw.decode("utf-8")
@@ -173,74 +125,114 @@ def parse(text: str | bytes, read: list | None = None) -> list[Event]:
     lines = whole.split("\n") if whole is not None else raw.split(b"\n")
     if lines and not lines[-1]:
         lines.pop()
-    return read_lines(lines, read)
+    return read_lines(lines)
 
 
-def usual_line(line: str, payloads: dict[str, str]) -> tuple[dict, tuple[str, str]] | None:
-    """``(the event, (its body's canonical text, its payload's))`` if ``line`` is the usual line of
-    an event and canonical (``_usual_body``), ``d`` with its "hash" still in it;
-    None if that is not sure (``read_lines`` then reads the line the long way). For a
-    reader that has the line first (a league's bundle, referee/leagues/bundle.py),
-    so it is read once."""
-    d = _loads(line)
-    if type(d) is not dict or d.keys() != FIELDS:
-        return None
-    found = _usual_body(d, line, payloads)
-    return None if found is None else (d, found)
+def _payload_canonical(payload, text: str) -> bool:
+    """Whether ``text``, cut from a line between the usual fields around it, is the
+    canonical JSON of ``payload``, what the line parsed to there: orjson writes it
+    first (``written_as``) unless the text may hold a float (``_FLOAT``), which
+    the standard library then writes."""
+    return parsed_canonical_text(payload) == text if _FLOAT.search(text) else written_as(payload, text)
 
 
-def read_lines(lines: list, read: list | None = None, payloads: dict[str, str] | None = None) -> list[Event]:
+def _read_slowly(i: int, line: str | bytes) -> tuple[str, object]:
+    """Line ``i`` and its value, for a line orjson does not take: bytes (a log
+    that is no UTF-8 as a whole), or what only json.loads reads or can name the
+    fault of."""
+    if type(line) is bytes:
+        try:
+            line = line.decode("utf-8")
+        except UnicodeDecodeError:
+            raise Divergence(i, "malformed", f"line {i} is not UTF-8") from None
+        d = _loads(line)
+        if d is not None:
+            return line, d
+    try:
+        return line, json.loads(line)  # anything else, answered (or refused) as json.loads does
+    except json.JSONDecodeError as err:
+        raise Divergence(i, "malformed", f"line {i} is not JSON: {err}") from None
+    except ValueError:  # Python reads no integer of more than 4,300 digits
+        raise Divergence(i, "malformed", f"line {i} holds an integer too long to read") from None
+
+
+def _body_the_long_way(i: int, d: dict, line: str) -> str:
+    """The canonical JSON of the body of line ``i`` (``d``, parsed, without its
+    "hash"), the line being exactly that with "hash" in its sorted place (after
+    "at"); else not canonical."""
+    given = d.pop("hash")
+    body = parsed_canonical_text(d)
+    head = '{"actor":' + _scalar_text(d["actor"]) + ',"at":' + _scalar_text(d["at"]) + ","
+    if not body.startswith(head) or line != head + '"hash":' + _scalar_text(given) + "," + body[len(head):]:
+        raise Divergence(i, "not-canonical", f"line {i} is not in canonical JSON form")
+    return body
+
+
+def read_lines(lines: list, payloads: dict[str, str] | None = None) -> list[Event]:
     """The events of a log's lines (str, or bytes where the whole was no UTF-8),
-    every line checked (see the module's docstring); ``read``: for each line, what
-    ``usual_line`` gave for it already, or None; ``payloads``: the payload texts
-    found canonical so far (``_usual_body``), shared by the logs of one bundle."""
+    every line checked (see the module's docstring); ``payloads``: the payload
+    texts found canonical so far, shared by the logs of one bundle.
+
+    One canonical form per event: the body's (what the hash covers), and the line
+    exactly that with "hash" in its sorted place. The usual line is checked
+    without encoding it again: it has no backslash, so each string in it is
+    written as is, between quotes (there is nothing in it to escape: a '"' or a
+    control character would need one), which is how the encoder writes it too.
+    Its fields around the payload are written again that way (integers as the
+    encoder writes them) and must be the line's start and end; what lies between
+    them is the payload's text, canonical if it was found so before (the canonical
+    JSON of some value, so of the one it parses to) or if it is what encoding the
+    payload gives (``_payload_canonical``). The line is then exactly the canonical
+    JSON of its event, and its body the line without its "hash". Any other line
+    is encoded whole (``_body_the_long_way``). This check is written out in the
+    loop, not called, since it runs for every line of every audit."""
     events = []
     prev = "0" * 64
     if payloads is None:
         payloads = {}
+    loads, sha256 = orjson.loads, hashlib.sha256
     i = 0
     try:
         for i, line in enumerate(lines, start=1):
-            if read is not None and read[i - 1] is not None:
-                d, found = read[i - 1]
-            else:
-                if type(line) is bytes:
-                    try:
-                        line = line.decode("utf-8")
-                    except UnicodeDecodeError:
-                        raise Divergence(i, "malformed", f"line {i} is not UTF-8") from None
-                try:  # _loads, without a call of its own for every line
-                    d = orjson.loads(line)
-                except orjson.JSONDecodeError:
-                    d = None
-                if d is None:
-                    try:
-                        d = json.loads(line)  # anything else, answered (or refused) as json.loads does
-                    except json.JSONDecodeError as err:
-                        raise Divergence(i, "malformed", f"line {i} is not JSON: {err}") from None
-                    except ValueError:  # Python reads no integer of more than 4,300 digits
-                        raise Divergence(i, "malformed", f"line {i} holds an integer too long to read") from None
-                if type(d) is not dict or d.keys() != FIELDS:
-                    raise Divergence(i, "malformed", f"line {i} must have exactly the fields {sorted(FIELDS)}")
-                # One canonical form per event: the body's (what the hash covers); the
-                # line must be exactly that with "hash" in its sorted place (after "at").
-                found = _usual_body(d, line, payloads)  # (what usual_line gave, where it was read)
-            given = d.pop("hash")  # what is left is the body, no second dict built
-            body, text = found if found is not None else (None, None)
+            try:  # _loads, without a call of its own for every line
+                d = loads(line) if type(line) is str else None
+            except orjson.JSONDecodeError:
+                d = None
+            if d is None:
+                line, d = _read_slowly(i, line)
+            if type(d) is not dict or d.keys() != FIELDS:
+                raise Divergence(i, "malformed", f"line {i} must have exactly the fields {sorted(FIELDS)}")
+            actor, at, given, logged_prev, salt, seq, kind, payload = (
+                d["actor"], d["at"], d["hash"], d["prev"], d["salt"], d["seq"], d["type"], d["payload"])
+            body = text = None
+            if ("\\" not in line and type(seq) is int and type(actor) in (int, str)
+                    and type(at) is type(given) is type(logged_prev) is type(salt) is type(kind) is str):
+                actor_text = int.__repr__(actor) if type(actor) is int else '"' + actor + '"'
+                # each built in one go (an f-string), not piece by piece
+                head = f'{{"actor":{actor_text},"at":"{at}","hash":"{given}","payload":'
+                tail = f',"prev":"{logged_prev}","salt":"{salt}","seq":{int.__repr__(seq)},"type":"{kind}"}}'
+                if line.startswith(head) and line.endswith(tail):
+                    text = line[len(head):len(line) - len(tail)]
+                    known = payloads.get(text)
+                    if known is not None:
+                        text = known  # one string for every event with this payload
+                    elif _payload_canonical(payload, text):
+                        if len(payloads) < KNOWN_PAYLOADS:
+                            payloads[text] = text
+                    else:
+                        text = None
+                    if text is not None:  # the line without ',"hash":"…"' (after "at")
+                        cut = len(head) - len(given) - 21
+                        body = line[:cut] + line[cut + len(given) + 10:]
             if body is None:
-                body = parsed_canonical_text(d)
-                head = '{"actor":' + _scalar_text(d["actor"]) + ',"at":' + _scalar_text(d["at"]) + ","
-                if (not body.startswith(head)
-                        or line != head + '"hash":' + _scalar_text(given) + "," + body[len(head):]):
-                    raise Divergence(i, "not-canonical", f"line {i} is not in canonical JSON form")
-            seq = d["seq"]
+                body = _body_the_long_way(i, d, line)
             if type(seq) is not int or seq != i:  # true is not 1, nor 1.0
                 raise Divergence(i, "seq-gap", f"line {i} has seq {seq!r}, expected {i}")
-            if d["prev"] != prev:
+            if logged_prev != prev:
                 raise Divergence(i, "broken-chain", f"event {i}'s prev is not event {i - 1}'s hash")
-            if hashlib.sha256(body.encode()).hexdigest() != given:
+            if sha256(body.encode()).hexdigest() != given:
                 raise Divergence(i, "bad-hash", f"event {i}'s hash does not match its content")
-            ev = _Logged(seq, d["type"], d["actor"], d["at"], d["payload"], prev, d["salt"], given, line)
+            ev = _Logged(seq, kind, actor, at, payload, prev, salt, given, line)
             ev.text = text
             events.append(ev)
             prev = given

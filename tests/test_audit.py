@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from referee.audit import audit
 from referee.autoplay import new_table, play, random_game
-from referee.events import Event, canonical
+from referee.events import REFEREE, Event, canonical
 
 SEED = "audit-seed"
 
@@ -369,3 +369,10 @@ def test_salts_keyed_once_are_the_salts():
     for key in ("", "k", "x" * 63, "x" * 64, "x" * 65, "é" * 32, "é" * 40, "x" * 200):
         salts = Salts(key)
         assert [salts(seq) for seq in (1, 2, 99, 10**6)] == [salt(key, seq) for seq in (1, 2, 99, 10**6)]
+    # the audit's loop over every event names the first whose salt is not its seq's
+    key = "k" * 43
+    events = [Event(seq, "x", REFEREE, "t", {}, salt=salt(key, seq)) for seq in range(1, 9)]
+    assert Salts(key).first_wrong(events) is None
+    events[5].salt, events[6].salt = salt(key, 5), ""
+    assert Salts(key).first_wrong(events) is events[5]
+    assert Salts("other").first_wrong(events) is events[0]

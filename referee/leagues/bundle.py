@@ -17,7 +17,6 @@ from __future__ import annotations
 import json
 import re
 
-from referee import log_lines
 from referee.events import Event, canonical_text, parsed_canonical_text
 
 LEAGUE = "league"
@@ -62,30 +61,12 @@ def is_bundle(text: str | bytes) -> bool:
 _USUAL = re.compile(r'\{"event":(\{[^\n]*\})(?:,"game":"([ !#-\[\]-~]+)","log":"game"|,"log":"league")\}(?:\n|\Z)')
 
 
-def _cut(line: str, payloads: dict) -> tuple[str, str | None, tuple] | None:
-    """``(E, G or None for the league's, what the game audit read of E)`` for the
-    usual bundle line (``_USUAL``), without parsing the line itself: E is read and
-    checked canonical as the audit reads an event line (``log_lines.usual_line``).
-    The line is then canonical: E is the canonical JSON of an object and G a
-    string with nothing to escape, written between quotes. None if that is not
-    sure: ``split`` then reads the line the long way, which decides."""
-    usual = _USUAL.fullmatch(line)
-    if usual is None:
-        return None
-    event, game = usual.group(1, 2)
-    read = log_lines.usual_line(event, payloads)
-    return None if read is None else (event, game, read)
-
-
-def split(text: str | bytes) -> tuple[list[str], dict[str, list[str]], dict[str, int], dict]:
+def split(text: str | bytes) -> tuple[list[str], dict[str, list[str]], dict[str, int]]:
     """The league's export lines, each game's export lines (by game id, in the
-    order first met), the bundle line each game starts at, and what the game audit
-    read already of each line (by log: "league" or a game id; a list beside its
-    lines, None where it read nothing); ``BadBundle`` names the first line that is
-    not a bundle line in canonical form.
-
-    The usual line is cut, not parsed (``_cut``): its event is then read once, for
-    its audit, not three times."""
+    order first met) and the bundle line each game starts at; ``BadBundle`` names
+    the first line that is not a bundle line in canonical form. Every line is
+    read whole (``_long_way``) before any log is audited: the order of the league
+    audit's docstring, for a bundle ``cut`` could not take or that was found wrong."""
     raw = text.encode() if isinstance(text, str) else text
     try:  # one decode for the whole bundle; line by line only to name a line that is not UTF-8
         lines = raw.decode("utf-8").split("\n")
@@ -96,26 +77,17 @@ def split(text: str | bytes) -> tuple[list[str], dict[str, list[str]], dict[str,
     league: list[str] = []
     games: dict[str, list[str]] = {}
     starts: dict[str, int] = {}
-    read: dict[str, list] = {LEAGUE: []}
-    payloads: dict[str, str] = {}  # payload texts found canonical (referee/log_lines.py's _usual_body)
     for i, line in enumerate(lines, start=1):
-        cut = _cut(line, payloads) if type(line) is str else None
-        if cut is not None:
-            event, game, seen = cut
-        else:
-            event, game = _long_way(i, line)
-            seen = None
+        event, game = _long_way(i, line)
         if game is None:
             league.append(event)
-            read[LEAGUE].append(seen)
         else:
             starts.setdefault(game, i)
             games.setdefault(game, []).append(event)
-            read.setdefault(game, []).append(seen)
-    return league, games, starts, read
+    return league, games, starts
 
 
-def cut(text: str | bytes) -> tuple[list[str], dict[str, list[str]], dict[str, int], dict] | None:
+def cut(text: str | bytes) -> tuple[list[str], dict[str, list[str]], dict[str, int]] | None:
     """``split``'s answer for the usual bundle, its events cut but not yet read:
     each is read and checked when its log is (``log_lines.read_lines``: the same
     checks, a log at a time, so what one game's reading allocates is freed before
@@ -137,6 +109,7 @@ def cut(text: str | bytes) -> tuple[list[str], dict[str, list[str]], dict[str, i
     games: dict[str, list[str]] = {}
     starts: dict[str, int] = {}
     match, at, size, i = _USUAL.match, 0, len(text), 0
+    current = events = None  # the game of the last line, and its lines
     while at < size:
         line = match(text, at)
         if line is None:
@@ -146,12 +119,14 @@ def cut(text: str | bytes) -> tuple[list[str], dict[str, list[str]], dict[str, i
         event, game = line.group(1, 2)
         if game is None:
             league.append(event)
-            continue
-        events = games.get(game)
-        if events is None:
-            starts[game], events = i, games.setdefault(game, [])
-        events.append(event)
-    return league, games, starts, {}
+        elif game == current:  # the usual bundle: a game's lines one after another
+            events.append(event)
+        else:
+            current, events = game, games.get(game)
+            if events is None:
+                starts[game], events = i, games.setdefault(game, [])
+            events.append(event)
+    return league, games, starts
 
 
 def _long_way(i: int, line: str | bytes) -> tuple[str, str | None]:

@@ -205,11 +205,12 @@ def test_lines_that_are_no_bundle_fail(round_robin):
 
 @pytest.mark.parametrize("which", ["round_robin", "tables"])
 def test_a_bundle_read_by_cutting_is_judged_as_read_whole(which, request, monkeypatch):
-    """The bundle's usual line is cut around its event instead of parsed whole
-    (referee/leagues/bundle.py, ``_cut``). Over a real bundle and lines changed in
-    the ways a forger or a careless tool would (a space, an escape, a key added, a
-    quote in a game's id, a line of one log marked as the other's, a line that is
-    no JSON), the reports are the very ones the long way gives, line for line."""
+    """The usual bundle's lines are cut around their events, each log's read when
+    it is audited (referee/leagues/bundle.py, ``cut``), instead of every line read
+    whole first (``split``). Over a real bundle and lines changed in the ways a
+    forger or a careless tool would (a space, an escape, a key added, a quote in a
+    game's id, a line of one log marked as the other's, a line that is no JSON),
+    the reports are the very ones the long way gives, line for line."""
     import random
 
     from referee.leagues import bundle
@@ -245,13 +246,11 @@ def test_a_bundle_read_by_cutting_is_judged_as_read_whole(which, request, monkey
         forms.append("\n".join(changed) + "\n")
     lazy = [audit_league(f) for f in forms]  # each log's lines read with that log, first
     monkeypatch.setattr(bundle, "cut", lambda text: None)
-    cut = [audit_league(f) for f in forms]  # every line read first, usual lines cut
-    monkeypatch.setattr(bundle, "_cut", lambda line, payloads: None)
-    whole = [audit_league(f) for f in forms]  # every line read first, whole
-    assert lazy == cut == whole
-    assert cut[0]["valid"] and cut[2]["valid"] and sum(not r["valid"] for r in cut) >= len(forms) - 13
-    assert len({json.dumps(r["first_error"], sort_keys=True) for r in cut}) >= 8
-    assert all(r["first_error"]["where"].startswith("bundle line") for r in cut[-6:])
+    whole = [audit_league(f) for f in forms]  # every line read whole first
+    assert lazy == whole
+    assert whole[0]["valid"] and whole[2]["valid"] and sum(not r["valid"] for r in whole) >= len(forms) - 13
+    assert len({json.dumps(r["first_error"], sort_keys=True) for r in whole}) >= 8
+    assert all(r["first_error"]["where"].startswith("bundle line") for r in whole[-6:])
 
 
 def test_a_bundle_found_wrong_is_reported_in_the_documented_order(round_robin, monkeypatch):
