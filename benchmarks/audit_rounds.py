@@ -5,11 +5,12 @@ The service never audits in the process that serves moves: each API process
 hands audits to a pool of spawned worker processes that do audits only
 (referee/audit_pool.py). ``benchmarks/run.py`` and ``benchmarks/bundle_audit.py``
 build their log or bundle in their own process first (a game of 20,000 events
-played move by move, a league of 105 games), and an audit timed there runs on the
-heap that building left behind: measured so, the audit ran about a tenth slower
-and the bare loop about a twentieth (2026-11-24). So both sides are timed here, in
-a fresh process as a pool worker is, side by side; the benchmarks still show the
-figure taken in their own process beside it.
+played move by move, a league of 105 games), so an audit timed there runs on the
+heap that building left behind, which no audit worker has. So both sides are
+timed here, in a fresh process as a pool worker is, side by side, and that is
+the goal's figure; the benchmarks show the figure taken in their own process
+beside it. The two differ by a few percent either way from run to run (once, in
+a script of its own, the in-process figure was a tenth lower).
 
     python benchmarks/audit_rounds.py log|bundle FILE ROUNDS
 
