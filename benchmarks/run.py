@@ -456,7 +456,7 @@ def main() -> None:
         bundle_audit.section(3 if args.quick else 15)
 
         # ---- this wave's layers' cost to a move (benchmarks/layers.py) ----
-        layers.section(*((21, 100) if args.quick else (41, 150)))
+        layers.section(*((21, 100) if args.quick else (81, 150)))
 
         # ---- cold start ----
         url10, url10k = f"sqlite:///{work}/cold-10.db", f"sqlite:///{work}/cold-10000.db"
