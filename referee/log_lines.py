@@ -60,15 +60,15 @@ _SORTED = orjson.OPT_SORT_KEYS
 def written_as(value, text: str) -> bool:
     """Whether ``text`` is the canonical JSON of ``value``, where ``text`` is the
     canonical JSON of some value (``_same``: a line ``read_lines`` checked) or holds
-    no float (``_payload_canonical``). orjson writes the value first (three times as fast as
-    the standard library); where its text is ``text`` the answer is yes. Without a
-    float, orjson's text is the standard library's to the byte (keys sorted by code
-    point; strings, integers, true, false and null written alike). With one, that
-    text parses back to ``value`` exactly (an integer as an integer, true as true,
-    a number with a point as a float), and a canonical text is the canonical text
-    of what it parses to. Where orjson's text differs (it writes some floats
-    otherwise, ``1e16`` for ``1e+16``) or it cannot write the value, the standard
-    library decides."""
+    no float (``_payload_canonical``). orjson writes the value first (three times
+    as fast as the standard library); where its text is ``text`` the answer is
+    yes. Without a float, orjson's text is the standard library's to the byte
+    (keys sorted by code point; strings, integers, true, false and null written
+    alike). With one, that text parses back to ``value`` exactly (an integer as an
+    integer, true as true, a number with a point as a float), and a canonical text
+    is the canonical text of what it parses to. Where orjson's text differs (it
+    writes some floats otherwise, ``1e16`` for ``1e+16``) or it cannot write the
+    value, the standard library decides."""
     try:
         if orjson.dumps(value, option=_SORTED).decode() == text:
             return True
@@ -92,10 +92,11 @@ KNOWN_PAYLOADS = 65536
 
 @contextlib.contextmanager
 def no_gc_pauses():
-    """An audit keeps every parsed event alive to its end and makes no reference
-    cycles, so the cyclic collector's repeated scans of them (a tenth or more of an
-    audit's time) find nothing: it waits until the audit ends (the last of those
-    running at once in this process). Reference counting frees everything as usual."""
+    """An audit holds a log's parsed events until each is replayed and makes no
+    reference cycles, so the cyclic collector's repeated scans of them (a tenth or
+    more of an audit's time) find nothing: it waits until the audit ends (the last
+    of those running at once in this process). Reference counting frees everything
+    as usual."""
     global _auditing, _gc_was_on
     with _gc_lock:
         if _auditing == 0:
