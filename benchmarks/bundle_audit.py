@@ -47,14 +47,6 @@ def build(players: int = 15, turn_limit: int | None = 10) -> tuple[str, int, flo
     return text, len(run.games), time.perf_counter() - start
 
 
-def measure(text: str, rounds: int) -> dict:
-    """Interleaved rounds of the bare loop and the audit, in this process:
-    {bare, audit, ratios, report} (``benchmarks/audit_rounds.py``)."""
-    from benchmarks import audit_rounds
-
-    return audit_rounds.rounds("bundle", text, rounds)
-
-
 def section(rounds: int, players: int = 15, turn_limit: int | None = 10) -> float:
     """Build, measure and print; returns the ratio (taken in a fresh process)."""
     from benchmarks import audit_rounds
@@ -62,7 +54,7 @@ def section(rounds: int, players: int = 15, turn_limit: int | None = 10) -> floa
 
     text, games, built = build(players, turn_limit)
     got = audit_rounds.in_fresh_process("bundle", text, rounds)
-    here = measure(text, rounds)
+    here = audit_rounds.rounds("bundle", text, rounds)
     lines = text.count("\n")
     ratio = med(got["ratios"])
     limit = f", turn limit {turn_limit}" if turn_limit else ""

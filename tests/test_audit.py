@@ -365,10 +365,13 @@ def test_salts_keyed_once_are_the_salts():
     from referee.events import Salts, salt
 
     # keys shorter than SHA-256's block, of one block, a byte over, and far over
-    # (then hashed first, as HMAC does), counted in UTF-8 bytes
+    # (then hashed first, as HMAC does), counted in UTF-8 bytes: every salt ``salt``
+    # gives is found right, and one off by a character is named
     for key in ("", "k", "x" * 63, "x" * 64, "x" * 65, "é" * 32, "é" * 40, "x" * 200):
-        salts = Salts(key)
-        assert [salts(seq) for seq in (1, 2, 99, 10**6)] == [salt(key, seq) for seq in (1, 2, 99, 10**6)]
+        events = [Event(seq, "x", REFEREE, "t", {}, salt=salt(key, seq)) for seq in (1, 2, 99, 10**6)]
+        assert Salts(key).first_wrong(events) is None
+        events[3].salt = events[3].salt[:-1] + ("0" if events[3].salt[-1] != "0" else "1")
+        assert Salts(key).first_wrong(events) is events[3]
     # the audit's loop over every event names the first whose salt is not its seq's
     key = "k" * 43
     events = [Event(seq, "x", REFEREE, "t", {}, salt=salt(key, seq)) for seq in range(1, 9)]
