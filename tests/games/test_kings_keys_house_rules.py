@@ -71,12 +71,12 @@ def test_the_view_says_which_reading_is_played(rule):
 # Four players, dealer 0 (turn order 1, 2, 3, 0); eight field cards of eight
 # different kinds. Seat 1 holds the yellow 1 of keys, seat 2 the yellow 3, seat 3
 # the green 1 of shields; the pile starts Y2K, R4A, B1A.
-QUIET_FIELD = [["R1A"], ["G2S"], ["B3C"], ["Y4K"], ["R2S"], ["G3C"], ["B4K"], ["Y1A"]]
+MATCH_DECK = stack(4, [[], ["Y1K"], ["Y3K"], ["G1S"]], ["R1A", "G2S", "B3C", "Y4K", "R2S", "G3C", "B4K", "Y1A"],
+                   pile=["Y2K", "R4A", "B1A"])
 
 
 def match_table(rule: str | None, log=None):
-    deck = stack(4, [[], ["Y1K"], ["Y3K"], ["G1S"]], [p[0] for p in QUIET_FIELD], pile=["Y2K", "R4A", "B1A"])
-    options = {"deck": deck} | ({"match": rule} if rule else {})
+    options = {"deck": MATCH_DECK} | ({"match": rule} if rule else {})
     table, created = new_table("kings-keys", 4, options, seed=SEED)
     if log is not None:
         log += created
@@ -148,8 +148,8 @@ def test_with_the_house_rule_a_match_may_stay_in_the_field():
 
 
 def test_a_game_created_before_the_house_rule_must_take_and_audits():
-    deck = stack(4, [[], ["Y1K"], ["Y3K"], ["G1S"]], [p[0] for p in QUIET_FIELD], pile=["Y2K", "R4A", "B1A"])
-    d = Table.created_event("kings-keys", "g-old", [f"p{i}" for i in range(4)], {"deck": deck}, SEED, True).to_dict()
+    d = Table.created_event("kings-keys", "g-old", [f"p{i}" for i in range(4)], {"deck": MATCH_DECK}, SEED,
+                            True).to_dict()
     d["payload"]["engine_version"] = 3
     del d["payload"]["options"]["match"]
     created = Event.from_dict({**d, "hash": ""}).sealed()
