@@ -172,7 +172,8 @@ SETTINGS = {
 SEAT_OPTIONS = ("first_dealer", "first_player")
 # House rules (docs/api.md): said only when off their default (the first reading)
 HOUSE_DEFAULTS = {"follow_suit": "hand", "fire_blocks_building": True, "own_side_shots": True,
-                  "reactions": "one-per-seat", "react_to_own_card": False, "wild_stands_for": "any"}
+                  "reactions": "one-per-seat", "react_to_own_card": False, "wild_stands_for": "any",
+                  "trackers": "carry", "bonus_ties": "leftmost", "match": "compulsory"}
 
 
 def _options(game, options: dict, names: list[str]) -> str:

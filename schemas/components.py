@@ -39,17 +39,18 @@ def _deck(description: str, *, answer: bool) -> dict:
     return {"description": description, "oneOf": [*shapes, NULL]}
 
 
-# The house rules: options choosing between two readings of a rule the text leaves
+# The house rules: options choosing between readings of a rule the text leaves
 # open, each game's by name, its readings default first (docs/api.md, "House rules";
 # docs/games/<game>.md has the ruling beside each). A value not listed is refused,
 # 400 naming options.<name>. tests/test_house_rules.py keeps this list and the
 # engines' in step.
 HOUSE_RULES = {
-    "king-of-danger": {"follow_suit": ["hand", "hand-and-table"]},
+    "king-of-danger": {"follow_suit": ["hand", "hand-and-table"], "trackers": ["carry", "reset"]},
     "castle-danger": {"fire_blocks_building": [True, False], "own_side_shots": [True, False]},
     "king-of-the-castle": {"reactions": ["one-per-seat", "one-per-card"],
-                           "react_to_own_card": [False, True]},
-    "kings-keys": {"wild_stands_for": ["any", "not-held"]},
+                           "react_to_own_card": [False, True],
+                           "bonus_ties": ["leftmost", "all", "none"]},
+    "kings-keys": {"wild_stands_for": ["any", "not-held"], "match": ["compulsory", "optional"]},
 }
 
 

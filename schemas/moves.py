@@ -30,6 +30,8 @@ def _pattern(*alternatives: str) -> str:
 
 
 SQUARE = {"type": "string", "pattern": "^[a-g][1-9]$", "description": "a square: file a-g, rank 1-9"}
+LEAVE = {"type": "boolean", "enum": [True],
+         "description": "King's Keys, with the house rule match: optional: the matching card stays in the field"}
 PIECE = {"type": "string", "enum": ["Z", "B", "C"], "description": "Wizard, Builder or Cannon"}
 
 
@@ -49,7 +51,8 @@ TYPES: dict[str, tuple[str, dict]] = {
         "trick's suit (`play Z5 walls`). King of the Castle: `card` (an event card) with "
         "what it needs: `castle`, `targets`, `attribute`, `take`, `seat` (`play plague 2 "
         "lord master`). King's Keys: `card`, with `take` when more than one field card "
-        "could be taken (`play *K take Y3K`).",
+        "could be taken (`play *K take Y3K`), or with the house rule `match: optional` "
+        "`leave` to leave a matching card in the field (`play Y1K leave`).",
         ("card",),
         card={"type": "string", "pattern": _pattern(KOD_CARD, KOTC_CARD, KK_CARD),
               "description": "King of Danger: W1-W7, C1-C7, Z1-Z8, KD KW KC KZ; King of the "
@@ -67,7 +70,8 @@ TYPES: dict[str, tuple[str, dict]] = {
         take={"type": "string", "pattern": _pattern(KOTC_CARD, KK_CARD),
               "description": "King of the Castle: a card to take (Recycle, Timely Repairs); "
                              "King's Keys: the field card taken"},
-        seat={"type": "integer", "minimum": 0, "description": "King of the Castle: the seat a card picks"})),
+        seat={"type": "integer", "minimum": 0, "description": "King of the Castle: the seat a card picks"},
+        leave=LEAVE)),
     "ResignMove": ("resign", _move(
         "resign", [KOD, CD, KOTC, KK],
         "Resign (every game, at any time while it runs): the game ends, the resigning seat "
@@ -105,12 +109,14 @@ TYPES: dict[str, tuple[str, dict]] = {
     "ChooseMove": ("choose", {**_move(
         "choose", [KOTC, KK],
         "Choose: King of the Castle (`squires: choose`): `squires`, three letters; King's "
-        "Keys, when the card drawn from the pile could take more than one: `take` (`choose "
-        "Y3K`). Exactly one of the two.",
+        "Keys, when the card drawn from the pile could take more than one (with the house "
+        "rule `match: optional`, when it could take any): `take` (`choose Y3K`), or `leave` "
+        "(`choose leave`). Exactly one of these.",
         squires={"type": "array", "minItems": 3, "maxItems": 3,
                  "items": {"type": "string", "pattern": "^[A-Z]$"},
                  "description": "King of the Castle: three squire letters"},
-        take={"type": "string", "pattern": _pattern(KK_CARD), "description": "King's Keys: the field card taken"}),
+        take={"type": "string", "pattern": _pattern(KK_CARD), "description": "King's Keys: the field card taken"},
+        leave=LEAVE),
         "minProperties": 2, "maxProperties": 2}),
     "StandingMove": ("standing", _move(
         "standing", [KOTC], "King of the Castle: pass or ask, for standing (`standing pass`).",

@@ -49,7 +49,7 @@ def test_create_answers_as_the_contract_says(client):
     assert [(s["seat"], s["name"]) for s in body["seats"]] == [(0, "Ann"), (1, "Bob")]
     tokens = [s["token"] for s in body["seats"]] + [body["admin_token"]]
     assert len(set(tokens)) == 3 and all(len(t) >= 24 for t in tokens)
-    assert body["options"] == {"target": 31, "first_dealer": 0, "follow_suit": "hand"}
+    assert body["options"] == {"target": 31, "first_dealer": 0, "follow_suit": "hand", "trackers": "carry"}
     assert len(body["seed_commitment"]) == 64
 
 

@@ -70,7 +70,7 @@ def test_any_body_gets_a_clear_answer(sqlite_app, game, players, body, seat):
     ["target", "edition", "variant", "turn_limit", "wild_cards", "squires", "personality_order", "deck",
      "first_dealer", "first_player", "seed", "event_deck", "personality_deck", "follow_suit",
      "fire_blocks_building", "own_side_shots", "reactions", "react_to_own_card", "wild_stands_for",
-     "x"]), json_values, max_size=4),
+     "trackers", "bonus_ties", "match", "x"]), json_values, max_size=4),
     game=st.sampled_from([g for g, _ in GAMES]), players=st.integers(0, 9))
 def test_any_options_get_a_clear_answer(sqlite_app, options, game, players):
     client = sqlite_app.test_client()

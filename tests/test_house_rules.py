@@ -70,6 +70,17 @@ def test_a_bad_house_rule_is_refused_by_name_and_creates_nothing(client, game, n
     assert client.get("/v1/games").json == before
 
 
+@pytest.mark.parametrize("game,name,value", CHOICES)
+def test_the_first_line_in_words_names_a_house_rule_off_its_default(game, name, value):
+    from referee.narration import created
+
+    seats = [{"seat": s, "name": n} for s, n in enumerate(names(PLAYERS[game]))]
+    eng = engine(game)
+    said = created({"game": game, "seats": seats, "options": eng.setup({name: value}, PLAYERS[game])})
+    assert "house rule: " + name.replace("_", " ") in said
+    assert "house rule" not in created({"game": game, "seats": seats, "options": eng.setup({}, PLAYERS[game])})
+
+
 # ---- the audit replays a game under its own house rules --------------------------------
 
 def test_an_export_under_a_house_rule_audits_valid_and_its_moves_need_the_rule(client):

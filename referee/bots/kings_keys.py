@@ -20,6 +20,9 @@ def _value(card: str, mine: list[str]) -> tuple:
 
 def choose(view: dict, legal: list[dict], rng) -> dict:
     mine = view["collected"][view["seat"]] + view.get("hand", [])
+    # With the house rule match: optional a matching card may be left: the bot
+    # never does (without it no such move is listed, and nothing changes).
+    legal = [m for m in legal if not m.get("leave")]
     takes = [m for m in legal if m.get("take")]
     if takes:
         best = max(_value(m["take"], mine) + _value(m.get("card") or m["take"], mine)

@@ -63,6 +63,10 @@ class Invariants:
         if ev.type == "trick-won":
             assert len(ev.payload["cards"]) == self.players
             assert ev.payload["winner"] in [s for s, _ in ev.payload["cards"]]
+        if ev.type == "hand-dealt":
+            # a hand starts from the trackers the last one ended with, or from 3
+            start = [3] * self.players if after.options["trackers"] == "reset" else before.trackers
+            assert after.trackers == start
         if ev.type == "hand-scored":
             # each hand adds exactly the trackers to the scores
             assert ev.payload["trackers"] == before.trackers
@@ -110,7 +114,7 @@ class Invariants:
 @pytest.mark.parametrize("game", range(12))
 def test_random_games_end_and_keep_the_rules(players, game):
     check = Invariants(players)
-    options = {"first_dealer": game % players}
+    options = {"first_dealer": game % players, "trackers": ("carry", "reset")[game // players % 2]}
     table, log = random_game(GAME, players, options, seed=f"kod-{players}-{game}",
                              check=True, on_step=check)
     assert table.over and table.status == "finished"
@@ -120,10 +124,11 @@ def test_random_games_end_and_keep_the_rules(players, game):
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(players=st.integers(2, 5), target=st.integers(1, 40), seed=st.text(min_size=1, max_size=8),
-       shuffles=st.lists(st.permutations(DECK), min_size=1, max_size=3))
-def test_random_games_with_stacked_decks_and_targets(players, target, seed, shuffles):
+       shuffles=st.lists(st.permutations(DECK), min_size=1, max_size=3),
+       trackers=st.sampled_from(["carry", "reset"]))
+def test_random_games_with_stacked_decks_and_targets(players, target, seed, shuffles, trackers):
     check = Invariants(players)
-    options = {"target": target, "deck": [list(d) for d in shuffles]}
+    options = {"target": target, "deck": [list(d) for d in shuffles], "trackers": trackers}
     table, log = random_game(GAME, players, options, seed=seed, rnd=random.Random(seed),
                              check=True, on_step=check)
     top = max(table.scores())

@@ -38,10 +38,11 @@ def illegal_rule(table, seat, move) -> str:
 
 
 def test_options_defaults():
-    assert KOD.setup({}, 3) == {"target": 31, "first_dealer": 0, "follow_suit": "hand"}
+    assert KOD.setup({}, 3) == {"target": 31, "first_dealer": 0, "follow_suit": "hand", "trackers": "carry"}
     assert KOD.setup({"target": 50, "first_dealer": 4, "deck": list(DECK)}, 5) == {
-        "target": 50, "first_dealer": 4, "deck": list(DECK), "follow_suit": "hand"}
+        "target": 50, "first_dealer": 4, "deck": list(DECK), "follow_suit": "hand", "trackers": "carry"}
     assert KOD.setup({"follow_suit": "hand-and-table"}, 2)["follow_suit"] == "hand-and-table"
+    assert KOD.setup({"trackers": "reset"}, 4)["trackers"] == "reset"
 
 
 @pytest.mark.parametrize("options, field", [
@@ -61,6 +62,7 @@ def test_options_defaults():
     ({"follow_suit": "table"}, "options.follow_suit"),
     ({"follow_suit": None}, "options.follow_suit"),
     ({"follow_suit": ["hand"]}, "options.follow_suit"),
+    ({"trackers": "keep"}, "options.trackers"),
 ])
 def test_bad_options_are_refused(options, field):
     with pytest.raises(BadOptions) as err:

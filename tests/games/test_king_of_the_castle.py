@@ -37,8 +37,9 @@ def test_each_letter_is_on_three_event_cards():
 def test_defaults_are_filled_in():
     assert ENG.setup({}, 4) == {"squires": "random", "personality_order": "shuffled", "first_player": 0,
                                 "first_dealer": 0, "personality_deck": None, "event_deck": None,
-                                "reactions": "one-per-seat", "react_to_own_card": False}
-    rules = {"reactions": "one-per-card", "react_to_own_card": True}
+                                "reactions": "one-per-seat", "react_to_own_card": False,
+                                "bonus_ties": "leftmost"}
+    rules = {"reactions": "one-per-card", "react_to_own_card": True, "bonus_ties": "none"}
     assert ENG.setup(rules, 4) == {**ENG.setup({}, 4), **rules}
 
 
@@ -58,6 +59,7 @@ def test_defaults_are_filled_in():
     ({"reactions": None}, 2, "options.reactions"),
     ({"react_to_own_card": "yes"}, 2, "options.react_to_own_card"),
     ({"react_to_own_card": 1}, 2, "options.react_to_own_card"),
+    ({"bonus_ties": "rightmost"}, 2, "options.bonus_ties"),
 ])
 def test_bad_options_are_refused_naming_the_field(options, players, field):
     with pytest.raises(BadOptions) as err:

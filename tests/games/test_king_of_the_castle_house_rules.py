@@ -9,6 +9,7 @@ import pytest
 from referee.audit import audit
 from referee.autoplay import new_table
 from referee.events import Event
+from referee.games import engine
 from referee.games.base import IllegalMove, NotYourTurn
 from referee.table import Table
 from tests.games.king_of_the_castle_helpers import GAME, SEED, deck_from, kingdom, move, types
@@ -72,14 +73,17 @@ def test_the_leftmost_lord_earns_the_largest_castles_bonus_at_level_0():
     assert audit("".join(e.to_json() + "\n" for e in log))["valid"]
 
 
+ENG = engine(GAME)
+
+
 def created_by(version: int, options: dict) -> Event:
     """A first event as engine ``version`` wrote it: without the house rules added
-    since (version 3), which that engine did not have."""
+    since, which that engine did not have."""
     created = Table.created_event(GAME, "g-old", ["p0", "p1"], options, SEED, True)
     d = created.to_dict()
     d["payload"]["engine_version"] = version
-    if version < 3:
-        for name in ("reactions", "react_to_own_card"):
+    for name, (since, _) in ENG.later_options.items():
+        if version < since:
             del d["payload"]["options"][name]
     return Event.from_dict({**d, "hash": ""}).sealed()
 
@@ -95,8 +99,8 @@ def test_a_game_created_by_engine_version_2_keeps_the_scoring_it_was_played_unde
     text = "".join(e.to_json() + "\n" for e in log)
     report = audit(text)
     assert report["valid"] and report["seed"] == "verified" and report["result"] == result
-    # The same log claiming to be today's engine's is caught: its first event
-    # lacks today's options, and with them the scoring differs.
+    # The same log claiming to be engine version 3's is caught: its first event
+    # lacks that version's options, and with them the scoring differs.
     lines = [json.loads(x) for x in text.splitlines()]
     lines[0]["payload"]["engine_version"] = 3
     from tests.test_audit import reseal

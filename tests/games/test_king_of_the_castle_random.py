@@ -54,9 +54,26 @@ CONFIGS = [(n, sq, order) for n in (2, 4, 6) for sq in ("random", "choose", "let
            for order in ("shuffled", "alphabetical")]
 
 
+BONUS_TIES = ("leftmost", "all", "none")
+
+
+def check_bonuses(s):
+    """The Seneschals' and Masters at Arms' bonuses in the scoring table: paid to
+    the castles with the most of their attribute (some at all), a tie as
+    ``bonus_ties`` says."""
+    for post, attribute, bonus in (("seneschal", "prestige", 2), ("master", "defence", 1)):
+        levels = [LEVEL_CARDS[c[attribute][-1]][1] if c[attribute] else 0 for c in s.castles]
+        tied = [i + 1 for i, level in enumerate(levels) if level == max(levels) > 0]
+        paid = {"leftmost": tied[:1], "all": tied, "none": tied if len(tied) == 1 else []}
+        for line in s.result["table"]:
+            if line["post"] == post:
+                assert line["bonus"] == (bonus if line["castle"] in paid[s.options["bonus_ties"]] else 0)
+
+
 @pytest.mark.parametrize("players,squires,order", CONFIGS)
 def test_random_games_finish_with_an_equal_number_of_turns(players, squires, order):
-    opts = {"squires": squires, "personality_order": order}
+    ties = BONUS_TIES[CONFIGS.index((players, squires, order)) % 3]
+    opts = {"squires": squires, "personality_order": order, "bonus_ties": ties}
     table, log = random_game(GAME, players, opts, seed=f"r{players}{squires}{order}",
                              check=True, on_step=invariants)
     s = table.state
@@ -65,6 +82,7 @@ def test_random_games_finish_with_an_equal_number_of_turns(players, squires, ord
     assert s.result["squires"] == s.squires and len(s.result["scores"]) == players
     best = max(s.result["scores"])
     assert s.result["winners"] == [i for i, x in enumerate(s.result["scores"]) if x == best]
+    check_bonuses(s)
 
 
 @pytest.mark.parametrize("players", [3, 5, 7, 8])

@@ -32,15 +32,17 @@ def refused(table, seat, m, rule):
 
 
 def test_options_defaults_and_refusals():
-    assert KK.setup({}, 4) == {"wild_cards": False, "first_dealer": 0, "wild_stands_for": "any"}
-    assert KK.setup({"wild_cards": True, "first_dealer": 2, "wild_stands_for": "not-held"}, 3) == {
-        "wild_cards": True, "first_dealer": 2, "wild_stands_for": "not-held"}
+    assert KK.setup({}, 4) == {"wild_cards": False, "first_dealer": 0, "wild_stands_for": "any",
+                               "match": "compulsory"}
+    rules = {"wild_cards": True, "first_dealer": 2, "wild_stands_for": "not-held", "match": "optional"}
+    assert KK.setup(rules, 3) == rules
     for opts, fld in [({"colour": 1}, "colour"), ({"wild_cards": "yes"}, "wild_cards"),
                       ({"first_dealer": 3}, "first_dealer"), ({"first_dealer": True}, "first_dealer"),
                       ({"deck": NATURALS[:-1]}, "deck"), ({"deck": NATURALS, "wild_cards": True}, "deck"),
                       ({"deck": "R1A"}, "deck"), ({"deck": [NATURALS, ["R1A"]]}, "deck[1]"),
                       ({"wild_stands_for": "held"}, "options.wild_stands_for"),
-                      ({"wild_stands_for": True}, "options.wild_stands_for")]:
+                      ({"wild_stands_for": True}, "options.wild_stands_for"),
+                      ({"match": "sometimes"}, "options.match")]:
         with pytest.raises(BadOptions) as err:
             KK.setup(opts, 3)
         assert err.value.extra["field"] == fld

@@ -13,7 +13,8 @@ from referee.games.kings_keys.field import matches
 
 KK = engine_by_name("kings-keys")
 
-CONFIGS = [(3, False), (3, True), (4, False), (4, True)]
+# (players, wild cards, the house rule match): each table size and deck under both readings
+CONFIGS = [(3, False, "compulsory"), (3, True, "optional"), (4, False, "optional"), (4, True, "compulsory")]
 
 
 def hidden_from(state, viewer) -> set:
@@ -36,8 +37,8 @@ class Watcher:
     """An ``on_step`` that checks invariants after every move and, event by event,
     what each viewer is shown."""
 
-    def __init__(self, players, wild):
-        self.players, self.wild = players, wild
+    def __init__(self, players, wild, match="compulsory"):
+        self.players, self.wild, self.match = players, wild, match
         self.viewers = list(range(players)) + [None]
         self.seen = 0
         self.shadow = None
@@ -93,16 +94,23 @@ class Watcher:
                 if len(pile) > 1:
                     assert all(is_natural(c) and kind(c) == kind(pile[0]) for c in pile)
             if s.stage == "choose":
-                assert sum(matches(s.drawn, p[0]) for p in s.field) > 1
+                # several piles to choose from, or with match optional one and staying
+                least = 1 if self.match == "optional" else 2
+                assert sum(matches(s.drawn, p[0]) for p in s.field) >= least
+            # three natural cards of a kind in the field are one group, as dealt or
+            # left there (match optional); never four
+            kinds = [kind(c) for p in s.field for c in p if is_natural(c)]
+            for k in set(kinds):
+                assert kinds.count(k) < 3 or [kind(p[0]) for p in s.field if is_natural(p[0])].count(k) == 1
         assert s.totals == self.points
         assert s.dealt_by[s.dealer] <= 3
         assert sum(s.dealt_by) == s.hands_played <= 3 * self.players
 
 
-@pytest.mark.parametrize("players,wild", CONFIGS)
-def test_random_games_finish_with_every_check(players, wild):
-    watch = Watcher(players, wild)
-    table, log = random_game("kings-keys", players, {"wild_cards": wild},
+@pytest.mark.parametrize("players,wild,match", CONFIGS)
+def test_random_games_finish_with_every_check(players, wild, match):
+    watch = Watcher(players, wild, match)
+    table, log = random_game("kings-keys", players, {"wild_cards": wild, "match": match},
                              seed=f"kk-{players}-{wild}", check=True, on_step=watch)
     assert table.over and table.state.hands_played == 3 * players
     assert table.state.dealt_by == [3] * players
@@ -114,10 +122,10 @@ def test_random_games_finish_with_every_check(players, wild):
     assert result["winners"] == [s for s in range(players) if watch.points[s] == max(watch.points)]
 
 
-@pytest.mark.parametrize("players,wild", CONFIGS)
-def test_more_seeds_and_dealers_finish(players, wild):
+@pytest.mark.parametrize("players,wild,match", CONFIGS)
+def test_more_seeds_and_dealers_finish(players, wild, match):
     for k in range(2):
         table, _ = random_game("kings-keys", players,
-                               {"wild_cards": wild, "first_dealer": (k + 1) % players},
+                               {"wild_cards": wild, "first_dealer": (k + 1) % players, "match": match},
                                seed=f"more-{k}-{players}-{wild}")
         assert table.over and table.state.dealt_by == [3] * players

@@ -42,7 +42,10 @@ MAX_TARGET = 1000
 # House rule (docs/games/king-of-danger.md, R5): which cards oblige a seat to
 # follow suit, its hand only (default) or, with two players, its face-up table cards too.
 FOLLOW_SUIT = ("hand", "hand-and-table")
-OPTIONS = ("target", "first_dealer", "deck", "follow_suit")
+# House rule (R1): whether the trackers carry over from hand to hand (default) or
+# every hand starts them at 3 again.
+TRACKERS = ("carry", "reset")
+OPTIONS = ("target", "first_dealer", "deck", "follow_suit", "trackers")
 
 
 @dataclass(kw_only=True)
@@ -68,9 +71,10 @@ class KingOfDanger(Engine):
     name = "king-of-danger"
     title = "King of Danger"
     min_players, max_players = 2, 5
-    version = 2  # 2: the house rule follow_suit
-    # Games created before version 2 were played with face-up cards obliging.
-    later_options = {"follow_suit": (2, "hand-and-table")}
+    version = 3  # 2: the house rule follow_suit; 3: the house rule trackers
+    # Games created before version 2 were played with face-up cards obliging, and
+    # before version 3 with the trackers carried over.
+    later_options = {"follow_suit": (2, "hand-and-table"), "trackers": (3, "carry")}
 
     # ---- making a game -----------------------------------------------------------
 
@@ -84,7 +88,8 @@ class KingOfDanger(Engine):
         first_dealer = seat_option(options, "first_dealer", players)
         check_deck(options, "deck", list(DECK))
         out = {"target": target, "first_dealer": first_dealer,
-               "follow_suit": house_rule(options, "follow_suit", FOLLOW_SUIT)}
+               "follow_suit": house_rule(options, "follow_suit", FOLLOW_SUIT),
+               "trackers": house_rule(options, "trackers", TRACKERS)}
         if options.get("deck") is not None:
             out["deck"] = copy.deepcopy(options["deck"])
         return out
@@ -235,6 +240,8 @@ class KingOfDanger(Engine):
             state.face_down = p.get("face_down", [])
             state.leader = (state.dealer + 1) % state.players
             state.trick, state.trick_suit, state.tricks = [], None, []
+            if state.options["trackers"] == "reset":
+                state.trackers = [TRACKER_START] * state.players
             state.phase = PLAY
         elif event.type == "card-played":
             seat, card = p["seat"], p["card"]
@@ -289,7 +296,7 @@ class KingOfDanger(Engine):
         out = {
             "game": self.name, "players": list(state.names), "stacked": state.stacked,
             "target": state.options["target"], "follow_suit": state.options["follow_suit"],
-            "phase": state.phase,
+            "trackers_between_hands": state.options["trackers"], "phase": state.phase,
             "hand_number": state.hands_dealt, "dealer": state.dealer,
             "trackers": list(state.trackers), "scores": list(state.scores),
             "leftovers": list(state.leftovers),

@@ -21,7 +21,8 @@ def _row(names: list[str], values: list) -> str:
 def render(view: dict) -> str:
     names = view["players"]
     lines = [f"King of Danger: hand {view['hand_number']}, dealer {names[view['dealer']]},"
-             f" target {view['target']}"]
+             f" target {view['target']}"
+             + (", trackers back to 3 each hand" if view.get("trackers_between_hands") == "reset" else "")]
     lines.append(f"Scores:   {_row(names, view['scores'])}")
     lines.append(f"Trackers: {_row(names, view['trackers'])}")
     if view["result"]:

@@ -21,8 +21,11 @@ from referee.games.king_of_the_castle.flow import Script, advance
 from referee.games.king_of_the_castle.plays import check_play, plays
 from referee.games.king_of_the_castle.state import CastleState
 
-# House rules (docs/games/king-of-the-castle.md, ruling 7): the readings, default first.
-HOUSE_RULES = {"reactions": ("one-per-seat", "one-per-card"), "react_to_own_card": (False, True)}
+# House rules (docs/games/king-of-the-castle.md, rulings 7 and 3): the readings, default first;
+# bonus_ties (ruling 3): who earns the Seneschal's and the Master at Arms' bonuses
+# when castles tie for the most Prestige or Defences.
+HOUSE_RULES = {"reactions": ("one-per-seat", "one-per-card"), "react_to_own_card": (False, True),
+               "bonus_ties": ("leftmost", "all", "none")}
 OPTIONS = ("squires", "personality_order", "first_player", "first_dealer",
            "personality_deck", "event_deck", *HOUSE_RULES)
 WINDOW_CARD = {"death": "lucky-escape", "discard": "not-that-bad"}
@@ -42,11 +45,13 @@ class KingOfTheCastle(Engine):
     name = "king-of-the-castle"
     title = "King of the Castle"
     min_players, max_players = 2, 8
-    # 2: standing_fresh; 3: the house rules below, and the Lord of the leftmost
-    # castle earning the largest castle's bonus at level 0 (zero_level_lord_bonus)
-    version = 3
-    # Games created before version 3 were played under what is now the default.
-    later_options = {"reactions": (3, "one-per-seat"), "react_to_own_card": (3, False)}
+    # 2: standing_fresh; 3: the house rules on reactions, and the Lord of the leftmost
+    # castle earning the largest castle's bonus at level 0 (zero_level_lord_bonus);
+    # 4: the house rule bonus_ties
+    version = 4
+    # Games created before a house rule were played under what is now its default.
+    later_options = {"reactions": (3, "one-per-seat"), "react_to_own_card": (3, False),
+                     "bonus_ties": (4, "leftmost")}
 
     # ---- setting up ------------------------------------------------------------------
 

@@ -33,14 +33,6 @@ def largest(castles: list[dict], among=None) -> int | None:
     return leftmost_best(castles, castle_level, among)
 
 
-def most_prestigious(castles: list[dict]) -> int:
-    return leftmost_best(castles, lambda c: attribute_level(c, "prestige"))
-
-
-def best_defended(castles: list[dict]) -> int:
-    return leftmost_best(castles, lambda c: attribute_level(c, "defence"))
-
-
 def find_man(state, letter: str) -> tuple[str, int | None] | None:
     """(post, castle index or None for the King) of the man ``letter``, or None."""
     if state.king == letter:

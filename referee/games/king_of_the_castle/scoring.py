@@ -2,13 +2,7 @@
 
 from __future__ import annotations
 
-from referee.games.king_of_the_castle.kingdom import (
-    attribute_level,
-    best_defended,
-    castle_level,
-    largest,
-    most_prestigious,
-)
+from referee.games.king_of_the_castle.kingdom import attribute_level, castle_level, largest
 
 
 def table(state) -> list[dict]:
@@ -16,27 +10,38 @@ def table(state) -> list[dict]:
     castles = state.castles
     # The largest castle is found by the text's own tie rule, the leftmost of the
     # tied castles counting as highest, at level 0 too: the throne passes to its
-    # Lord by that rule, and so does the Lord's +3. The Seneschal's and the Master
-    # at Arms' bonuses go to the most prestigious or best defended castle only if
-    # it has some of that at all: with no Prestige anywhere no castle is "most
-    # prestigious", and no Seneschal earns +2 (the leftmost of a tie still wins).
-    big, grand, strong = largest(castles), most_prestigious(castles), best_defended(castles)
+    # Lord by that rule, and so does the Lord's +3.
+    big = largest(castles)
     if not state.zero_level_lord_bonus:  # a game created before that ruling (engine 2)
         big = big if big is not None and castle_level(castles[big]) > 0 else None
-    grand = grand if grand is not None and attribute_level(castles[grand], "prestige") > 0 else None
-    strong = strong if strong is not None and attribute_level(castles[strong], "defence") > 0 else None
+    # The Seneschal's and the Master at Arms' bonuses go to the castles holding the
+    # most of their attribute, and only if it has some at all: with no Prestige
+    # anywhere no castle is "most prestigious". A tie at the top is the house
+    # rule ``bonus_ties``'s: the leftmost castle's man, every tied castle's, or none.
+    ties = state.options["bonus_ties"]
+    best = {"lord": {big}, "seneschal": top(castles, "prestige", ties), "master": top(castles, "defence", ties)}
     lines = []
     if state.king is not None:
         bonus = 2 * sum(1 for c in castles if castle_level(c) >= 6)
         lines.append({"man": state.king, "post": "king", "castle": None, "points": 12 + bonus, "bonus": bonus})
     for i, c in enumerate(castles):
-        for post, base, extra, best in (("lord", 6, 3, big), ("seneschal", 4, 2, grand),
-                                        ("master", 2, 1, strong)):
+        for post, base, extra in (("lord", 6, 3), ("seneschal", 4, 2), ("master", 2, 1)):
             if c[post] is not None:
-                bonus = extra if i == best else 0
+                bonus = extra if i in best[post] else 0
                 lines.append({"man": c[post], "post": post, "castle": i + 1,
                               "points": base + bonus, "bonus": bonus})
     return lines
+
+
+def top(castles: list[dict], attribute: str, ties: str) -> set[int]:
+    """The castles whose post for ``attribute`` earns its bonus: those with the
+    most of it (none if no castle has any), a tie settled by ``ties``."""
+    levels = [attribute_level(c, attribute) for c in castles]
+    most = max(levels)
+    tied = [i for i, level in enumerate(levels) if level == most]
+    if most == 0 or (len(tied) > 1 and ties == "none"):
+        return set()
+    return set(tied) if ties == "all" else {tied[0]}
 
 
 def result(state) -> dict:

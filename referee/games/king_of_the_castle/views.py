@@ -45,6 +45,7 @@ def view(state, viewer) -> dict:
         "stacked": state.stacked,
         "reactions": state.options["reactions"],
         "react_to_own_card": state.options["react_to_own_card"],
+        "bonus_ties": state.options["bonus_ties"],
         "result": state.result,
     }
     if state.options["personality_order"] == "alphabetical" or everything:

@@ -33,14 +33,24 @@ from referee.games.base import (
 )
 from referee.games.kings_keys import notation, text
 from referee.games.kings_keys.cards import deck, hand_size, sorted_cards
-from referee.games.kings_keys.field import fours, group_field, pile_of, takeable
+from referee.games.kings_keys.field import (
+    completes_group,
+    fours,
+    group_field,
+    left_in,
+    pile_of,
+    takeable,
+)
 from referee.games.kings_keys.scoring import best_arrangement
 
 ROTATIONS = 3  # every seat deals this many (counted) hands
 # House rule (docs/games/kings-keys.md, R8): what a wild card may stand for when
 # scoring, any card of its colour or item (default) or only one not held.
 WILD_STANDS_FOR = ("any", "not-held")
-OPTIONS = ("wild_cards", "first_dealer", "deck", "wild_stands_for")
+# House rule (R1): whether a card that matches must take (default) or may stay in
+# the field.
+MATCH = ("compulsory", "optional")
+OPTIONS = ("wild_cards", "first_dealer", "deck", "wild_stands_for", "match")
 
 
 @dataclass(kw_only=True)
@@ -66,10 +76,11 @@ class KingsKeys(Engine):
     name = "kings-keys"
     title = "King's Keys"
     min_players, max_players = 3, 4
-    # 2: wild cards may stand for cards held (ruling R8); 3: the house rule below
-    version = 3
-    # Games created before version 3 were scored as the default reads.
-    later_options = {"wild_stands_for": (3, "any")}
+    # 2: wild cards may stand for cards held (ruling R8); 3: the house rule
+    # wild_stands_for; 4: the house rule match
+    version = 4
+    # Games created before a house rule were played as its default reads.
+    later_options = {"wild_stands_for": (3, "any"), "match": (4, "compulsory")}
 
     # ---- creating ------------------------------------------------------------------
 
@@ -80,7 +91,8 @@ class KingsKeys(Engine):
             raise BadOptions("wild_cards must be true or false", field="wild_cards")
         first = seat_option(options, "first_dealer", players)
         out = {"wild_cards": wild, "first_dealer": first,
-               "wild_stands_for": house_rule(options, "wild_stands_for", WILD_STANDS_FOR)}
+               "wild_stands_for": house_rule(options, "wild_stands_for", WILD_STANDS_FOR),
+               "match": house_rule(options, "match", MATCH)}
         if options.get("deck") is not None:
             check_deck(options, "deck", deck(wild))
             out["deck"] = options["deck"]
@@ -158,14 +170,21 @@ class KingsKeys(Engine):
             if state.stage != "choose":
                 raise IllegalMove("nothing-to-choose",
                                   "no card from the draw pile is waiting for a choice")
-            pile = self._target(state.field, state.drawn, move["take"])
+            if move.get("leave"):
+                self._check_leave(state, state.field, state.drawn)
+                pile = []
+            else:
+                pile = self._target(state.field, state.drawn, move["take"])
             return [Draft("chose", {"seat": seat, "card": state.drawn, "took": pile})]
         if state.stage == "choose":
             raise IllegalMove("choose-first", f"first choose what {state.drawn} takes")
         card = move["card"]
         if card not in state.hands[seat]:
             raise IllegalMove("not-in-hand", f"{card} is not in your hand")
-        if "take" in move:
+        if move.get("leave"):
+            self._check_leave(state, state.field, card)
+            took = []
+        elif "take" in move:
             took = self._target(state.field, card, move["take"])
         else:
             options = takeable(state.field, card)
@@ -175,18 +194,34 @@ class KingsKeys(Engine):
             took = list(options[0]) if options else []
         drafts = [Draft("played", {"seat": seat, "card": card, "took": took})]
         if state.pile:
-            after = [p for p in state.field if p != took]
-            if not took:
-                after = after + [[card]]
+            after = [p for p in state.field if p != took] if took else left_in(state.field, card)
             top = state.pile[0]
             options = takeable(after, top)
-            if len(options) > 1:
+            if len(options) > 1 or (options and self._may_leave(state, after, top)):
                 drafts.append(Draft("drawn", {"seat": seat, "card": top, "took": [],
                                               "choices": [list(p) for p in options]}))
             else:
                 drafts.append(Draft("drawn", {"seat": seat, "card": top,
                                               "took": list(options[0]) if options else []}))
         return drafts
+
+    @staticmethod
+    def _may_leave(state: KingsKeysState, field_: list[list[str]], card: str) -> bool:
+        """Whether ``card`` may stay in the field: when it matches nothing, or with
+        ``match: optional`` unless it is the fourth of a group (all four of a kind
+        lying in the field is the deal's forfeit, never a player's choice)."""
+        if not takeable(field_, card):
+            return True
+        return state.options["match"] == "optional" and not completes_group(field_, card)
+
+    def _check_leave(self, state: KingsKeysState, field_: list[list[str]], card: str) -> None:
+        if self._may_leave(state, field_, card):
+            return
+        if completes_group(field_, card):
+            raise IllegalMove("must-take", f"{card} is the fourth of its kind: it takes the group"
+                              " (all four may not lie in the field)")
+        raise IllegalMove("must-take", f"{card} matches {_say(takeable(field_, card))}: a match"
+                          " must be taken (house rule match: compulsory)")
 
     @staticmethod
     def _target(field_: list[list[str]], card: str, take: str) -> list[str]:
@@ -256,7 +291,7 @@ class KingsKeys(Engine):
             state.field = [pile for pile in state.field if pile != took]
             state.collected[seat] += [card] + list(took)
         else:
-            state.field.append([card])
+            state.field = left_in(state.field, card)
 
     @staticmethod
     def _end_turn(state: KingsKeysState) -> None:
@@ -272,8 +307,10 @@ class KingsKeys(Engine):
         if seat != state.turn:
             return []
         if state.stage == "choose":
-            return [{"type": "choose", "take": c}
-                    for pile in takeable(state.field, state.drawn) for c in pile]
+            moves = [{"type": "choose", "take": c}
+                     for pile in takeable(state.field, state.drawn) for c in pile]
+            return moves + ([{"type": "choose", "leave": True}]
+                            if self._may_leave(state, state.field, state.drawn) else [])
         if state.stage != "play":
             return []
         moves = []
@@ -283,6 +320,8 @@ class KingsKeys(Engine):
                 moves.append({"type": "play", "card": card})
             else:
                 moves += [{"type": "play", "card": card, "take": c} for pile in options for c in pile]
+            if options and self._may_leave(state, state.field, card):
+                moves.append({"type": "play", "card": card, "leave": True})
         return moves
 
     def scores(self, state: KingsKeysState) -> list:
@@ -292,7 +331,7 @@ class KingsKeys(Engine):
         out = {
             "game": self.name, "stage": state.stage, "stacked": state.stacked,
             "wild_cards": state.options["wild_cards"],
-            "wild_stands_for": state.options["wild_stands_for"],
+            "wild_stands_for": state.options["wild_stands_for"], "match": state.options["match"],
             "hand_number": state.hands_played + (0 if state.stage in ("deal", "end", "over") else 1),
             "dealer": state.dealer, "dealt_by": list(state.dealt_by),
             "turn": state.turn if state.stage in ("play", "choose") else None,

@@ -57,6 +57,18 @@ def group_field(cards: list[str]) -> list[list[str]]:
     return piles
 
 
+def left_in(field: list[list[str]], card: str) -> list[list[str]]:
+    """The field once ``card`` stays in it, at its end: a third natural card of a
+    kind (only with the house rule ``match: optional`` may a card that matches
+    stay) makes the three a group at the place of the first, as at the deal."""
+    return group_field([c for pile in field for c in pile] + [card])
+
+
+def completes_group(field: list[list[str]], card: str) -> bool:
+    """Whether ``card`` is the fourth natural card of a kind grouped in the field."""
+    return is_natural(card) and any(len(p) == 3 and kind(p[0]) == kind(card) for p in field)
+
+
 def fours(field: list[list[str]]) -> list[str]:
     """Kinds with all four cards in the field (the hand is then forfeit)."""
     return [kind(p[0]) for p in field if len(p) == 4]

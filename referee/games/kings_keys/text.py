@@ -18,6 +18,7 @@ def render(view: dict, names: list[str]) -> str:
     lines = [f"King's Keys, hand {view['hand_number']}"
              + (" (wild cards" + (", each for a card not held" if view.get("wild_stands_for")
                                   == "not-held" else "") + ")" if view["wild_cards"] else "")
+             + (", a match may be left in the field" if view.get("match") == "optional" else "")
              + f", dealer {names[view['dealer']]}"]
     if view["result"]:
         r = view["result"]
@@ -58,7 +59,8 @@ def describe(event: Event, fmt) -> str:
                     + " or ".join("+".join(c) for c in p["choices"]))
         return f"seat {p['seat']} turned up {p['card']}{_took(p)}"
     if t == "chose":
-        return f"seat {p['seat']}: {p['card']} takes {'+'.join(p['took'])}"
+        return (f"seat {p['seat']}: {p['card']} takes {'+'.join(p['took'])}" if p["took"]
+                else f"seat {p['seat']}: {p['card']} is left in the field")
     if t == "hand-scored":
         return f"referee: hand {p['hand']} scored {p['points']}, totals {p['totals']}"
     if t == "game-ended":
