@@ -66,8 +66,10 @@ class KingsKeys(Engine):
     name = "kings-keys"
     title = "King's Keys"
     min_players, max_players = 3, 4
-    # 2: wild cards may stand for cards held (ruling R8); 3: the house rule below
-    version = 3
+    # 2: wild cards may stand for cards held (ruling R8); 3: the house rule below;
+    # 4: games of players (referee/table.py, of_players)
+    version = 4
+    players_since = 4
     # Games created before version 3 were scored as the default reads.
     later_options = {"wild_stands_for": (3, "any")}
 
