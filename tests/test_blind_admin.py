@@ -32,21 +32,25 @@ GAMES = [("castle-danger", (2, 2), {"variant": "hidden-danger"}), ("king-of-dang
 
 
 class PlayersGame:
-    """A game of players made as players make one: every seat open, each taken by
-    a registered player joining with their own token."""
+    """A game of players through the API: its id, admin token and seats' tokens."""
 
-    def __init__(self, client, game: str, players: int, options: dict | None = None):
-        self.client = client
+    def __init__(self, client, game_id: str, admin: str, tokens: dict[int, str]):
+        self.client, self.id, self.admin, self.tokens = client, game_id, admin, tokens
+
+    @classmethod
+    def opened(cls, client, game: str, players: int, options: dict | None = None) -> PlayersGame:
+        """Made as players make one: every seat open, each taken by a registered
+        player joining with their own token."""
         r = client.post("/v1/games", json={"game": game, "players": [{"open": True}] * players,
                                            "options": options or {}})
         assert r.status_code == 201, r.json
-        self.id, self.admin = r.json["id"], r.json["admin_token"]
-        self.tokens: dict[int, str] = {}
+        gid, admin, tokens = r.json["id"], r.json["admin_token"], {}
         for i in range(players):
             player = register(client, name=f"Player {i}")
-            r = client.post(f"/v1/games/{self.id}/join", json={}, headers=auth(player["token"]))
+            r = client.post(f"/v1/games/{gid}/join", json={}, headers=auth(player["token"]))
             assert r.status_code == 201, r.json
-            self.tokens[r.json["seat"]] = player["token"]
+            tokens[r.json["seat"]] = player["token"]
+        return cls(client, gid, admin, tokens)
 
     def get(self, path: str, token: str | None = None, **query):
         return self.client.get(f"/v1/games/{self.id}{path}", headers=auth(token) if token else {},
@@ -95,7 +99,7 @@ def as_spectator(answers: dict) -> dict:
 @pytest.mark.parametrize(("game", "counts", "options"), GAMES, ids=[g[0] for g in GAMES])
 def test_the_admin_of_a_running_game_of_players_sees_what_a_spectator_sees(client, game, counts, options):
     rnd = random.Random(f"blind-{game}")
-    g = PlayersGame(client, game, rnd.randint(*counts), options)
+    g = PlayersGame.opened(client, game, rnd.randint(*counts), options)
     samples, hidden = 0, 0
     for _ in range(3):  # a few positions of each game, a few moves apart
         g.play(rnd, rnd.randint(1, 12))
@@ -139,7 +143,7 @@ def test_the_admin_of_a_game_of_players_sees_no_stacked_deck_nor_salt(client, se
     from referee.games.king_of_danger.engine import DECK
 
     deck = list(reversed(DECK))
-    g = PlayersGame(client, "king-of-danger", 3, {"deck": deck, "clock": {"move_seconds": 3600}})
+    g = PlayersGame.opened(client, "king-of-danger", 3, {"deck": deck, "clock": {"move_seconds": 3600}})
     created = g.get("/events", g.admin).json["events"][0]
     assert created["payload"]["options"]["deck"] == "hidden until the game ends"
     assert all(e["salt"] is None for e in g.get("/events", g.admin).json["events"])
@@ -154,6 +158,26 @@ def test_the_admin_of_a_game_of_players_sees_no_stacked_deck_nor_salt(client, se
         assert answer["events"] and all(e["salt"] is None for e in answer["events"]), answer
     whole = g.get("/export").get_data(as_text=True)  # aborted, its seed revealed: anyone's
     assert json.loads(whole.splitlines()[0])["payload"]["options"]["deck"] == deck
+
+
+def test_a_leagues_admin_token_manages_its_games_blind(client):
+    """Every league game is a game of players, created with the league's admin
+    token: the organiser sees of a running game what a spectator sees."""
+    from tests.leagues.test_leagues_http import create, players
+
+    humans = players(client, 2, bot=None)
+    league = create(client, humans, format="round-robin")
+    gid = client.get(f"/v1/leagues/{league['id']}").json["rounds"][0]["games"][0]["game"]
+    g = PlayersGame(client, gid, league["admin_token"], {})
+    version = g.summary()["version"]
+    admin, spectator = channels(g, g.admin, version, 1), channels(g, None, version, 1)
+    assert admin["view"][2]["viewer"] == "admin" and as_spectator(admin) == spectator
+    assert any(g.get("/view", p["token"]).json["view"] != spectator["view"][2]["view"] for p in humans)
+    r = g.get("/export", g.admin)
+    assert r.status_code == 409 and r.json["code"] == "game-running"
+    # the organiser still manages the game: it may abort it, and then the log is anyone's
+    r = client.post(f"/v1/games/{gid}/abort", json={}, headers=auth(g.admin))
+    assert r.status_code == 201 and g.get("/export").status_code == 200
 
 
 def test_a_game_with_a_seat_given_by_name_stays_its_creators_table(client):
@@ -209,7 +233,7 @@ def test_an_older_game_of_players_keeps_the_admin_who_sees_everything(client, se
 
 def test_the_operators_backup_copies_a_running_game_of_players(client, service):
     """`referee export` reads the store the operator keeps (a backup), not the API."""
-    g = PlayersGame(client, "king-of-danger", 2)
+    g = PlayersGame.opened(client, "king-of-danger", 2)
     assert g.get("/export", g.admin).status_code == 409
     whole = service.whole_log(g.id)
     assert whole.splitlines() == service.store.raw_events(g.id) and audit(whole)["valid"]
@@ -228,7 +252,7 @@ def test_the_organisers_notices_of_a_game_of_players_say_what_a_spectator_sees(c
     from tests.test_timeouts import T0, at
 
     with freeze_time(T0):
-        g = PlayersGame(client, "king-of-danger", 3, {"clock": {"move_seconds": 3600, "on_timeout": "remind"}})
+        g = PlayersGame.opened(client, "king-of-danger", 3, {"clock": {"move_seconds": 3600, "on_timeout": "remind"}})
         r = client.put(f"/v1/games/{g.id}/organiser", json={"email": "org@league.example"},
                        headers=auth(g.admin))
         assert r.status_code == 200, r.json
@@ -266,7 +290,7 @@ def test_the_game_page_with_the_admin_token_shows_the_spectators_game(site, brow
     from tests.browser import wait
 
     url, client = site
-    g = PlayersGame(client, "king-of-danger", 3)
+    g = PlayersGame.opened(client, "king-of-danger", 3)
     g.play(random.Random(5), 4)
     spectator = g.get("/view").json["text"]
     browser.get(f"{url}/games/{g.id}#token={g.admin}")
