@@ -100,8 +100,8 @@ class Engine:
     # whose first event lacks the option, replays and audits under that reading.
     later_options: dict[str, tuple[int, object]] = {}
     # The engine version from which a game whose every seat is a player's is a game
-    # of players, whose admin sees as a spectator while it runs (referee/table.py,
-    # ``of_players``); a game created before it keeps the admin who sees everything.
+    # of players, whose admin sees as a spectator while it runs (referee/seeing.py);
+    # a game created before it keeps the admin who sees everything.
     # None: no game of this engine is one.
     players_since: int | None = None
 

@@ -56,7 +56,7 @@ class CastleDanger(Engine):
     min_players = max_players = 2
     # 2: turn_over; 3: draw offers and take-backs (pending, offered, starts); 4: the
     # house rules below, and a shot at one's own King allowed (it loses the game);
-    # 5: games of players (referee/table.py, of_players)
+    # 5: games of players (referee/seeing.py)
     version = 5
     players_since = 5
     # Games created before version 4 were played under what is now the default.

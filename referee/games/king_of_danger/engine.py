@@ -68,7 +68,7 @@ class KingOfDanger(Engine):
     name = "king-of-danger"
     title = "King of Danger"
     min_players, max_players = 2, 5
-    version = 3  # 2: the house rule follow_suit; 3: games of players (referee/table.py)
+    version = 3  # 2: the house rule follow_suit; 3: games of players (referee/seeing.py)
     players_since = 3
     # Games created before version 2 were played with face-up cards obliging.
     later_options = {"follow_suit": (2, "hand-and-table")}

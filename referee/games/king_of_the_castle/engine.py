@@ -44,7 +44,7 @@ class KingOfTheCastle(Engine):
     min_players, max_players = 2, 8
     # 2: standing_fresh; 3: the house rules below, and the Lord of the leftmost
     # castle earning the largest castle's bonus at level 0 (zero_level_lord_bonus);
-    # 4: games of players (referee/table.py, of_players)
+    # 4: games of players (referee/seeing.py)
     version = 4
     players_since = 4
     # Games created before version 3 were played under what is now the default.

@@ -67,7 +67,7 @@ class KingsKeys(Engine):
     title = "King's Keys"
     min_players, max_players = 3, 4
     # 2: wild cards may stand for cards held (ruling R8); 3: the house rule below;
-    # 4: games of players (referee/table.py, of_players)
+    # 4: games of players (referee/seeing.py)
     version = 4
     players_since = 4
     # Games created before version 3 were scored as the default reads.
