@@ -85,3 +85,9 @@ class IdempotencyMismatch(RefereeError):
 
 class Forbidden(RefereeError):
     code, status = "forbidden", 403
+
+
+class GameRunning(RefereeError):
+    """What only the end may show (a game of players' export) asked for while it runs."""
+
+    code, status = "game-running", 409

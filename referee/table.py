@@ -24,6 +24,7 @@ from referee.games.base import (
     check_players,
     resign_result,
 )
+from referee.seeing import Seeing, of_players
 
 REVEAL_SEED = "reveal-seed"
 # An admin gave a seat to a new player (referee/seats.py): nothing changes in play.
@@ -46,7 +47,7 @@ class Settling(RefereeError):
 
 
 @dataclass
-class Table:
+class Table(Seeing):
     engine: Engine
     state: GameState
     seq: int
@@ -139,7 +140,8 @@ class Table:
         eng = engine_by_name(p["game"])
         table = cls(eng, eng.start(p), created.seq, created.hash, p["id"],
                     p["seed_commitment"], p["stacked"], clock=p["options"].get("clock"),
-                    bots={s["seat"]: s["bot"] for s in p["seats"] if s.get("bot")})
+                    bots={s["seat"]: s["bot"] for s in p["seats"] if s.get("bot")},
+                    of_players=of_players(eng, p))
         table._time(created)
         return table
 

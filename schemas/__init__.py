@@ -103,7 +103,9 @@ class GameCreated(Schema):
     status = ref("GameStatus", required=True)
     seats = fields.List(fields.Nested(Seat), required=True)
     admin_token = fields.String(required=True, metadata={
-        "description": "manages the game and sees everything: shown once"})
+        "description": "manages the game: shown once. While the game runs it sees everything in a "
+                       "game seated by name, and what a spectator sees in a game of players "
+                       "(every seat a player's; docs/api.md, Who sees what)"})
     seed_commitment = fields.String(required=True, allow_none=True, metadata={
         "description": "SHA-256 of the shuffle seed, revealed at the end; null for an open game "
                        "(its seed is drawn and committed when the last seat is taken)"})
@@ -217,7 +219,9 @@ class View(Schema):
     status = ref("GameStatus", required=True)
     to_act = fields.List(fields.Integer(), required=True)
     seat = fields.Integer(required=True, allow_none=True, metadata={"description": "null unless a seat asks"})
-    viewer = fields.String(required=True, metadata={"enum": ["seat", "spectator", "admin"]})
+    viewer = fields.String(required=True, metadata={
+        "enum": ["seat", "spectator", "admin"],
+        "description": "who asked; the admin of a running game of players is shown a spectator's view"})
     result = Result()
     view = fields.Dict(required=True, metadata={"description": "the game's own view, see its docs page"})
     text = fields.String(required=True, metadata={"description": "the position as text, for posts and e-mails"})

@@ -31,7 +31,7 @@ def ref(name: str) -> dict:
 def _deck(description: str, *, answer: bool) -> dict:
     """A deck option: one order of the cards, top first, or one per hand; in an
     answer also the words that stand for it until the game ends (its cards are
-    secret from everyone but the admin)."""
+    secret from everyone but the admin of a game seated by name)."""
     shapes = [{"type": "array", "items": {"type": "string"}},
               {"type": "array", "items": {"type": "array", "items": {"type": "string"}}}]
     if answer:
@@ -88,8 +88,9 @@ def _options(answer: bool) -> dict:
     if answer:
         return {"type": "object", "additionalProperties": False, "properties": props,
                 "description": "The game's options as it keeps them (defaults filled in; an "
-                               "explicit deck shown as hidden to all but the admin until the "
-                               "game ends); each game has its own (docs/api.md)."}
+                               "explicit deck shown as hidden until the game ends, to all but "
+                               "the admin of a game seated by name); each game has its own "
+                               "(docs/api.md)."}
     props["seed"] = {"description": "the shuffles of a private game, reproducible: a string of "
                                     "1 to 1,000 characters or an integer of at most 100 digits",
                      "oneOf": [{"type": "string", "minLength": 1, "maxLength": 1000},

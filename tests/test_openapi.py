@@ -237,6 +237,8 @@ def test_the_refusals_a_client_can_cause_are_documented(client, spec):
     hit("post", wd, 401, client.post(f"/v1/leagues/{league['id']}/players/{pids[0]}/withdraw"))
     hit("post", wd, 403, client.post(f"/v1/leagues/{league['id']}/players/{pids[0]}/withdraw", headers=bad))
     admin = {"Authorization": f"Bearer {league['admin_token']}"}
+    running = client.get(f"/v1/leagues/{league['id']}").json["rounds"][0]["games"][0]["game"]
+    hit("get", base + "/export", 409, client.get(f"/v1/games/{running}/export", headers=admin))  # of players
     hit("post", wd, 404, client.post(f"/v1/leagues/{league['id']}/players/nobody/withdraw", headers=admin))
     assert client.post(f"/v1/leagues/{league['id']}/players/{pids[0]}/withdraw", headers=admin).status_code == 200
     hit("post", wd, 409, client.post(f"/v1/leagues/{league['id']}/players/{pids[0]}/withdraw", headers=admin))

@@ -236,10 +236,13 @@ def events(args, game_id):
 @blp.doc(operationId="exportGame", security=TOKEN_OR_NONE, responses={"200": binary(
     "the whole log, JSON Lines (the answer's type is application/jsonl)",
     {"application/jsonl": {"schema": {"type": "string"}}})})
-@refusals(blp, 401, 403, 404, 429)
+@refusals(blp, 401, 403, 404, 409, 429)
 @timed("export")
 def export(game_id):
-    """The whole log, nothing hidden: for the admin token, and anyone once the game is over."""
+    """The whole log, nothing hidden: anyone's once the game is over and its seed revealed.
+
+    While it runs: the admin token's in a game seated by name; in a game of players
+    (every seat a player's, every league game) nobody's: 409 `game-running`."""
     body = service().export(game_id, caller(game_id))
     return Response(body, mimetype="application/jsonl",
                     headers={"Content-Disposition": f'attachment; filename="{game_id}.jsonl"'})

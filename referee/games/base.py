@@ -42,7 +42,9 @@ from referee.errors import (  # noqa: F401 - engines import the refusals from he
 )
 from referee.events import Draft, Event
 
-ADMIN = "admin"  # a viewer who sees everything (the admin token, an export)
+# A viewer the rules show everything: the admin token, as the table lets it see
+# (referee/seeing.py: the admin of a game of players sees as a spectator).
+ADMIN = "admin"
 SPECTATOR = None  # a viewer with no seat: sees what an onlooker at the table sees
 
 Viewer = int | str | None
@@ -97,6 +99,11 @@ class Engine:
     # is played under). A game keeps the rules it was created with: an older log,
     # whose first event lacks the option, replays and audits under that reading.
     later_options: dict[str, tuple[int, object]] = {}
+    # The engine version from which a game whose every seat is a player's is a game
+    # of players, whose admin sees as a spectator while it runs (referee/seeing.py);
+    # a game created before it keeps the admin who sees everything.
+    # None: no game of this engine is one.
+    players_since: int | None = None
 
     # ---- hooks an engine implements -------------------------------------------------
 

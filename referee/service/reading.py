@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from referee import narration
 from referee.caller import Caller
-from referee.errors import Forbidden, MalformedMove, NotYourSeat, Unauthenticated
+from referee.errors import Forbidden, GameRunning, MalformedMove, NotYourSeat, Unauthenticated
 from referee.events import Event
 from referee.games.base import ADMIN
 from referee.service.shared import DECK_OPTIONS, MAX_VERSION, deadlines
@@ -20,7 +20,7 @@ class Reading:
 
     def _public_options(self, table: Table, viewer) -> dict:
         opts = dict(table.state.options)
-        if viewer != ADMIN and not (table.over and table.seed_revealed):  # open with the log
+        if not table.sees_all(viewer):  # open with the log
             for k in DECK_OPTIONS:
                 if opts.get(k) is not None:
                     opts[k] = "hidden until the game ends"
@@ -54,7 +54,8 @@ class Reading:
                     raise MalformedMove(f"at must be an event number from 1 to {table.seq}", field="at")
                 if at < table.seq:
                     table = Table.replay(self.store.events(game_id, limit=at), owned=True)
-            body = table.engine.view(table.state, caller.viewer)
+            eyes = table.seen_as(caller.viewer)  # the admin of a game of players: a spectator's
+            body = table.engine.view(table.state, eyes)
             if isinstance(body, dict) and body.get("result"):  # its reason in names, as below
                 body = {**body, "result": narration.named_result(body["result"], rec.players)}
             # (event 1, the game's creation, is never a move: the tail starts after it)
@@ -67,7 +68,7 @@ class Reading:
                     "viewer": "admin" if caller.viewer == ADMIN else
                     ("spectator" if caller.viewer is None else "seat"),
                     "result": narration.named_result(table.state.result, rec.players), "view": body,
-                    "text": narration.with_last_move(table.engine.render(table.state, caller.viewer), recent),
+                    "text": narration.with_last_move(table.engine.render(table.state, eyes), recent),
                     **deadlines(table, caller.seat)}
 
     def legal(self, game_id: str, caller: Caller) -> dict:
@@ -83,10 +84,10 @@ class Reading:
 
     def _redact(self, table: Table, ev: Event, viewer) -> dict:
         out = ev.to_dict()
-        if viewer == ADMIN or (table.over and table.seed_revealed):
+        if table.sees_all(viewer):
             return out
         out["salt"] = None  # secret until the seed is revealed (see referee/events.py)
-        payload = table.engine.redact(ev, viewer)
+        payload = table.engine.redact(ev, table.seen_as(viewer))
         if ev.type == "game-created":
             payload = {**payload, "options": self._public_options(table, viewer)}
         out["payload"] = payload
@@ -108,9 +109,18 @@ class Reading:
     def export(self, game_id: str, caller: Caller) -> str:
         with self._lock(game_id):
             table = self.load(game_id)
-        if caller.viewer != ADMIN and not (table.over and table.seed_revealed):
+        if not table.sees_all(caller.viewer):
+            if table.of_players:  # nobody's while it runs (referee/seeing.py)
+                raise GameRunning("the export shows every hidden card: in a game of players it is "
+                                  "anyone's once the game is over and its seed revealed, nobody's before")
             raise Forbidden("the export shows every hidden card: the admin token's, or anyone's "
                             "once the game is over")
+        return self.whole_log(game_id)
+
+    def whole_log(self, game_id: str) -> str:
+        """The log as JSON Lines, nothing hidden: what ``export`` answers a caller
+        who may see it, and what the operator's ``referee export`` copies from the
+        store it keeps (a backup; never through the API)."""
         return "".join(line + "\n" for line in self.store.raw_events(game_id))
 
     def games(self, status: str | None = None) -> list[dict]:

@@ -23,8 +23,8 @@ SNAPSHOT_EVERY = 16
 # What a cached table holds: bumped when Table gains a field a replay would fill
 # in differently from its default (2: the clock's timers, bots and owed moves;
 # 3: the states' ``revealed``; 4: the seats' replacements, for naming who held a
-# seat when).
-TABLE_FORMAT = 4
+# seat when; 5: whether the game is one of players).
+TABLE_FORMAT = 5
 
 
 def deadlines(table: Table, seat: int | None) -> dict:

@@ -55,8 +55,10 @@ class CastleDanger(Engine):
     title = "Castle Danger"
     min_players = max_players = 2
     # 2: turn_over; 3: draw offers and take-backs (pending, offered, starts); 4: the
-    # house rules below, and a shot at one's own King allowed (it loses the game)
-    version = 4
+    # house rules below, and a shot at one's own King allowed (it loses the game);
+    # 5: games of players (referee/seeing.py)
+    version = 5
+    players_since = 5
     # Games created before version 4 were played under what is now the default.
     later_options = {"fire_blocks_building": (4, True), "own_side_shots": (4, True)}
 

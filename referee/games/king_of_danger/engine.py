@@ -71,7 +71,8 @@ class KingOfDanger(Engine):
     name = "king-of-danger"
     title = "King of Danger"
     min_players, max_players = 2, 5
-    version = 3  # 2: the house rule follow_suit; 3: the house rule trackers
+    version = 3  # 2: the house rule follow_suit; 3: the house rule trackers, games of players (referee/seeing.py)
+    players_since = 3
     # Games created before version 2 were played with face-up cards obliging, and
     # before version 3 with the trackers carried over.
     later_options = {"follow_suit": (2, "hand-and-table"), "trackers": (3, "carry")}

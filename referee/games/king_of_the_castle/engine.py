@@ -47,8 +47,9 @@ class KingOfTheCastle(Engine):
     min_players, max_players = 2, 8
     # 2: standing_fresh; 3: the house rules on reactions, and the Lord of the leftmost
     # castle earning the largest castle's bonus at level 0 (zero_level_lord_bonus);
-    # 4: the house rule bonus_ties
+    # 4: the house rule bonus_ties, games of players (referee/seeing.py)
     version = 4
+    players_since = 4
     # Games created before a house rule were played under what is now its default.
     later_options = {"reactions": (3, "one-per-seat"), "react_to_own_card": (3, False),
                      "bonus_ties": (4, "leftmost")}

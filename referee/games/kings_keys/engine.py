@@ -77,8 +77,9 @@ class KingsKeys(Engine):
     title = "King's Keys"
     min_players, max_players = 3, 4
     # 2: wild cards may stand for cards held (ruling R8); 3: the house rule
-    # wild_stands_for; 4: the house rule match
+    # wild_stands_for; 4: the house rule match, games of players (referee/seeing.py)
     version = 4
+    players_since = 4
     # Games created before a house rule were played as its default reads.
     later_options = {"wild_stands_for": (3, "any"), "match": (4, "compulsory")}
 
