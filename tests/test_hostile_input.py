@@ -12,7 +12,9 @@ import threading
 
 import pytest
 
+from referee.leagues.bundle import export
 from tests.helpers import Game
+from tests.leagues.helpers import Run, players
 
 BIG = "9" * 5000  # Python reads no integer of more than 4,300 digits from text
 MiB = 1024 * 1024
@@ -101,10 +103,6 @@ DEEP = {  # lines nested past any parser: a bundle's line as the reviewer sent i
 def test_an_audit_whose_first_or_bundle_line_nests_past_any_parser_is_a_report_naming_it(client, kod, shape):
     """Whether the export is a league's bundle is told from its first line: that
     reading, too, meets a line nested past the parser (it was a 500)."""
-    from referee.leagues.bundle import export
-
-    from tests.leagues.helpers import Run, players
-
     deep = DEEP[shape]
     r = client.post("/v1/audit", data="\n".join([deep] + kod.export().splitlines()[1:]) + "\n",
                     content_type="application/jsonl")
