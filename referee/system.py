@@ -15,10 +15,10 @@ wired here, never named by the service:
 * leagues (referee/leagues/running.py): a league game's end queues the job that
   records its result and pairs the next round;
 * players (referee/players): a seat given as ``{"player": ID}`` (an entry
-  resolver), whether a token no seat of a game holds is a player's (then 403), the confirmation messages and open games' invitations the
-  background sender retries, each
-  player's index of current games (a reaction on a game's creation) and the
-  ``ratings`` job a game's end or a seat's new holder queues.
+  resolver), whether a token no seat of a game holds is a player's (then 403),
+  the confirmation messages and open games' invitations the background sender
+  retries, each player's index of current games (a reaction on a game's
+  creation) and the ``ratings`` job a game's end or a seat's new holder queues.
 
 A new reaction (ratings, a league's next round) is one more ``subscribe`` and,
 if it works in a job, one more ``register`` here. The API app, ``referee
