@@ -73,9 +73,10 @@ def _a_step(kind: str, table: Table):
     return lambda: f"the referee's step {step!r}"
 
 
-def _replay(events: list[Event], seed: str | None, salt_key: str | None = None) -> tuple[Table, bool]:
+def _replay(events: list[Event], seed: str | None, salt_key: str | None = None) -> Table:
     """The table after replaying ``events`` (each checked as the module's docstring
-    says) and whether a random step was taken as logged. ``events`` is the
+    says); a random step is taken as logged only while ``seed`` is None (the only
+    time ``SeedUnavailable`` is raised). ``events`` is the
     caller's to give up: each of its entries is set to None once replayed."""
     first = events[0]
     if first.type != "game-created" or first.actor != REFEREE:
@@ -102,7 +103,6 @@ def _replay(events: list[Event], seed: str | None, salt_key: str | None = None) 
     if want != p:
         raise Divergence(1, "bad-game", "the first event's options are not as the engine completes them")
     table = Table.from_created(first)
-    unverified = False
     played = False  # whether the engine applied the derived events as it decided them
     i = 1
     while i < len(events):
@@ -120,7 +120,6 @@ def _replay(events: list[Event], seed: str | None, salt_key: str | None = None) 
                     try:
                         derived = table.step_drafts(seed, salt_key)
                     except rngmod.SeedUnavailable:
-                        unverified = True
                         derived = table.engine.decide(table.state, ev.actor, move)
                 elif due is None and table.clock is None:
                     # decided and applied in one pass: the state is this replay's own,
@@ -193,7 +192,6 @@ def _replay(events: list[Event], seed: str | None, salt_key: str | None = None) 
                     # step has come due: if one has (a step followed at once by
                     # another), that one is derived again or taken whole in turn.
                     # Once the seed is revealed, all of it is re-derived.
-                    unverified = True
                     table.apply(ev, owned=True)
                     i += 1
                     while (i < len(events) and events[i].actor == REFEREE and events[i].at == ev.at
@@ -220,7 +218,7 @@ def _replay(events: list[Event], seed: str | None, salt_key: str | None = None) 
         for k in range(i, i + len(derived)):
             events[k] = None
         i += len(derived)
-    return table, unverified
+    return table
 
 
 def audit(text: str | bytes) -> dict:
@@ -275,7 +273,7 @@ def _audit(events_of) -> dict:
             return report
         report["seed"] = "verified"
     try:
-        table, unverified = _replay(events, seed, key)
+        table = _replay(events, seed, key)
     except Divergence as err:
         report["first_error"] = {"seq": err.seq, "code": err.code, "detail": err.detail}
         return report
@@ -283,8 +281,9 @@ def _audit(events_of) -> dict:
         report["first_error"] = {"seq": None, "code": "unreadable",
                                  "detail": f"the log cannot be replayed: {type(err).__name__}: {err}"}
         return report
-    if unverified:
-        report["seed"] = "unrevealed"
+    # No verdict of its own for random steps taken as logged: they are taken only
+    # while the seed is unrevealed (``SeedUnavailable`` needs a None seed), so
+    # ``seed: unrevealed`` already says it, and ``verified`` means none was.
     report["valid"] = True
     report["result"] = table.state.result
     report["status"] = table.status

@@ -15,10 +15,10 @@ wired here, never named by the service:
 * leagues (referee/leagues/running.py): a league game's end queues the job that
   records its result and pairs the next round;
 * players (referee/players): a seat given as ``{"player": ID}`` (an entry
-  resolver), the confirmation messages and open games' invitations the
-  background sender retries, each
-  player's index of current games (a reaction on a game's creation) and the
-  ``ratings`` job a game's end or a seat's new holder queues.
+  resolver), whether a token no seat of a game holds is a player's (then 403),
+  the confirmation messages and open games' invitations the background sender
+  retries, each player's index of current games (a reaction on a game's
+  creation) and the ``ratings`` job a game's end or a seat's new holder queues.
 
 A new reaction (ratings, a league's next round) is one more ``subscribe`` and,
 if it works in a job, one more ``register`` here. The API app, ``referee
@@ -28,6 +28,8 @@ the same way.
 """
 
 from __future__ import annotations
+
+import functools
 
 from referee import bots, entries, table, timeouts
 from referee.config import Config
@@ -68,6 +70,7 @@ def assemble(store: Store, queue=None, players: bool = True, **options) -> GameS
     queue.register(timeouts.TICK)
     queue.register(leagues.RESULT)
     service = GameService(store, queue, **options)
+    service.someones_token = functools.partial(accounts.is_players_token, service)
     service.followers.subscribe("notices", outbox.follow(service))
     service.followers.subscribe("leagues", leagues.follow(service))
     if players:

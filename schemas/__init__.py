@@ -348,7 +348,11 @@ class AuditError(Schema):
 
 
 class AuditReport(Schema):
-    valid = fields.Boolean(required=True)
+    valid = fields.Boolean(required=True, metadata={"description": (
+        "true: the log holds together and was played by the rules (with seed verified, every card "
+        "followed from the seed committed to at creation). It does not prove when anything happened "
+        "(each event's `at` is taken as logged), that this is the referee's own copy, that the log "
+        "is whole to its end, nor who sent each move: docs/auditing.md")})
     events = fields.Integer(required=True)
     first_error = fields.Nested(AuditError, required=True, allow_none=True,
                                 metadata={"description": "the first line that does not verify, and why; "

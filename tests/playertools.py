@@ -45,6 +45,17 @@ def finished_game(store, players: list[str], resigns: int = 0, game: str = "king
     name), ended by seat ``resigns`` resigning at once (or aborted), its seed
     revealed, written into ``store``; returns its id."""
     gid = f"t{next(_ids)}x{id(store) % 997}"
+    log, status = finished_log(gid, players, resigns, game, rated, stacked, abort)
+    first = log[0]
+    names = [s["name"] for s in first.payload["seats"]]
+    store.create(GameRecord(gid, game, first.at, names, {}, f"seed-{gid}", status="settling", version=1), first)
+    store.append(gid, 1, log[1:], status=status)
+    return gid
+
+
+def finished_log(gid: str, players: list[str | None], resigns: int = 0, game: str = "king-of-danger",
+                 rated: bool | None = None, stacked: bool = False, abort: bool = False) -> tuple[list, str]:
+    """``finished_game``'s log, in memory, and the game's status at its end."""
     seed = f"seed-{gid}"
     names = [f"name-{i}" for i in range(len(players))]
     made = Table.created_event(game, gid, names, {}, seed, stacked)
@@ -61,9 +72,7 @@ def finished_game(store, players: list[str], resigns: int = 0, game: str = "king
         events, fork = table.propose(resigns, [{"type": "resign"}], seed=seed)
     table.commit(fork)
     log += events + table.settle_all(seed)
-    store.create(GameRecord(gid, game, first.at, names, {}, seed, status="settling", version=1), first)
-    store.append(gid, 1, log[1:], status=table.status)
-    return gid
+    return log, table.status
 
 
 def export(store, game_id: str) -> str:

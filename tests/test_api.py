@@ -274,6 +274,25 @@ def test_idempotency_key_reused_for_another_request(kod):
                 "idempotency-key-reused")
 
 
+def test_an_idempotency_key_is_scoped_to_the_caller(kod):
+    """Two seats of one game sending the same key with different moves each get
+    their own answer, and each its own again when it retries."""
+    sent = []
+    for _ in range(2):
+        seat = kod.summary()["to_act"][0]
+        move = kod.legal(seat)[0]
+        r = kod.post(seat, {"move": move}, **{"Idempotency-Key": "same-key"})
+        assert r.status_code == 201, r.json
+        assert {e["actor"] for e in r.json["events"]} == {seat}
+        sent.append((seat, move, r.json))
+    (first, _, a), (second, _, b) = sent
+    assert first != second and b["version"] > a["version"]
+    with unchanged(kod):
+        for seat, move, answer in sent:
+            again = kod.post(seat, {"move": move}, **{"Idempotency-Key": "same-key"})
+            assert again.status_code == 201 and again.json == answer
+
+
 def test_a_refused_request_records_no_idempotent_answer(kod):
     seat = kod.summary()["to_act"][0]
     other = (seat + 1) % 3

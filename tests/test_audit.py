@@ -48,6 +48,24 @@ def test_a_finished_game_audits(finished):
     assert report["events"] == text.count("\n")
 
 
+def test_an_edited_time_with_every_hash_computed_again_audits_valid_as_documented(finished):
+    """What an audit does not prove (docs/auditing.md): when anything happened. A
+    time moved by a second, or to another century, with the chain hashed again,
+    audits valid; left unhashed, the edit is a bad hash at that event."""
+    _, text = finished
+    rows = [json.loads(line) for line in text.splitlines()]
+    assert rows[6]["at"].endswith("Z")
+    for at in (rows[6]["at"][:17] + f"{(int(rows[6]['at'][17:19]) + 1) % 60:02d}" + rows[6]["at"][19:],
+               "1999-01-01T00:00:00.000000Z"):
+        edited = [dict(r) for r in rows]
+        edited[6]["at"] = at
+        report = audit(reseal(edited))
+        assert report["valid"] and report["seed"] == "verified", report
+        unhashed = "".join(canonical(r).decode() + "\n" for r in edited)
+        assert audit(unhashed)["first_error"]["code"] == "bad-hash"
+        assert audit(unhashed)["first_error"]["seq"] == 7
+
+
 def test_a_running_game_audits_with_its_seed_unrevealed():
     table, log = new_table("king-of-danger", 3, {}, SEED)
     seat = table.to_act()[0]

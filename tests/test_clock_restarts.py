@@ -25,16 +25,38 @@ def kill(procs) -> None:
         p.wait(10)
 
 
-def wait_up(base: str) -> None:
-    deadline = time.time() + 60
+# Seconds `referee serve` may take to answer: on a machine running the whole suite
+# on two cores beside other work, starting a process is many times slower than alone.
+START = 180
+
+
+def wait_up(base: str, proc=None) -> bool:
+    """Until ``base`` answers /healthz (True), or ``proc`` exits first (False)."""
+    deadline = time.time() + START
     while True:
         try:
             if call(base, "GET", "/healthz")[0] == 200:
-                return
+                return True
         except OSError:
             pass
-        assert time.time() < deadline, "referee serve did not start"
+        if proc is not None and proc.poll() is not None:
+            return False
+        assert time.time() < deadline, f"referee serve did not answer within {START} s"
         time.sleep(0.1)
+
+
+def serve(env: dict):
+    """`referee serve` on a free port, answering: (the process, its base URL). A
+    server that exits before it answers (its port taken meanwhile by another test's
+    server: ports are free when picked, not kept) is started again on another."""
+    exits = []
+    for _ in range(3):
+        port = free_port()
+        proc = spawn("serve", "--port", str(port), "--threads", "4", env=env)
+        if wait_up(f"http://127.0.0.1:{port}", proc):
+            return proc, f"http://127.0.0.1:{port}"
+        exits.append(proc.returncode)
+    raise AssertionError(f"referee serve exited before answering, three times: {exits}")
 
 
 def export(base: str, gid: str, admin: str) -> str:
@@ -46,14 +68,14 @@ def export(base: str, gid: str, admin: str) -> str:
 
 
 def run_around_a_deadline(env: dict, roles: list[list[str]]) -> None:
-    port = free_port()
-    base = f"http://127.0.0.1:{port}"
     env = {**env, "REFEREE_KEEPER_INTERVAL": "0.2"}
-    start = [["serve", "--port", str(port), "--threads", "4"]] + roles
 
-    procs = [spawn(*args, env=env) for args in start]
+    def start() -> tuple[list, str]:
+        server, base = serve(env)
+        return [server] + [spawn(*args, env=env) for args in roles], base
+
+    procs, base = start()
     try:
-        wait_up(base)
         status, created = call(base, "POST", "/v1/games", {
             "game": "castle-danger", "players": ["Ann", "Bob"], "options": {"clock": CLOCK}})
         assert status == 201, created
@@ -63,15 +85,13 @@ def run_around_a_deadline(env: dict, roles: list[list[str]]) -> None:
         time.sleep(1)
         kill(procs)  # every process gone, four seconds before the deadline
         time.sleep(5)  # the deadline passes while nothing runs
-        procs = [spawn(*args, env=env) for args in start]
-        wait_up(base)
+        procs, base = start()
         finish = time.time() + 30
         while call(base, "GET", f"/v1/games/{gid}")[1]["status"] != "finished":
             assert time.time() < finish, "the timeout did not fire after the restart"
             time.sleep(0.2)
         kill(procs)  # and once more, right after it fired: it never fires again
-        procs = [spawn(*args, env=env) for args in start]
-        wait_up(base)
+        procs, base = start()
         time.sleep(2)  # several keeper rounds
         log = export(base, gid, admin)
     finally:
@@ -111,13 +131,10 @@ def test_a_worker_killed_again_and_again_across_a_deadline_fires_it_once(tmp_pat
     from referee import audit
 
     store = DurableRedis(tmp_path)
-    port = free_port()
-    base = f"http://127.0.0.1:{port}"
     env = {**os.environ, "REFEREE_STORE": store.url, "REFEREE_KEEPER_INTERVAL": "0.1"}
-    serve = spawn("serve", "--port", str(port), "--threads", "4", env=env)
+    server, base = serve(env)
     workers = [spawn("worker", env=env)]
     try:
-        wait_up(base)
         status, created = call(base, "POST", "/v1/games", {
             "game": "castle-danger", "players": ["Ann", "Bob"],
             "options": {"clock": {**CLOCK, "on_timeout": "autoplay"}}})
@@ -138,7 +155,7 @@ def test_a_worker_killed_again_and_again_across_a_deadline_fires_it_once(tmp_pat
         time.sleep(1.5)
         log = export(base, gid, admin)
     finally:
-        kill(workers + [serve])
+        kill(workers + [server])
         store.kill()
     events = [json.loads(line) for line in log.splitlines()]
     after = events[version:]

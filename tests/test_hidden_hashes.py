@@ -137,3 +137,27 @@ def json_text(obj) -> str:
     import json
 
     return json.dumps(obj)
+
+
+def test_a_forged_reveal_whose_salt_key_is_not_a_string_is_refused(client):
+    """A salt key that is no text keys no salt: the audit refuses the log at event
+    1 (bad-salt), whether its salts were keyed by a salt key or (0.1.0) by the
+    seed, however whole the chain is made again."""
+    import json
+
+    from referee.audit import audit
+    from referee.autoplay import random_game
+    from tests.test_audit import reseal
+
+    g = Game(client, "king-of-danger", 2, {"seed": 13})
+    g.post(0, {"move": {"type": "resign"}})
+    keyed = [json.loads(x) for x in g.export().splitlines()]
+    _, log = random_game("king-of-danger", 2, seed="old-style")
+    by_seed = [e.to_dict() for e in log]
+    for lines in (keyed, by_seed):
+        assert audit(reseal(lines))["seed"] == "verified"
+        for key in (7, None, True, ["k"], {"key": "k"}):
+            lines[-1]["payload"]["salt_key"] = key
+            report = audit(reseal(lines))
+            assert report["valid"] is False and report["seed"] == "mismatch", (key, report)
+            assert (report["first_error"]["seq"], report["first_error"]["code"]) == (1, "bad-salt")

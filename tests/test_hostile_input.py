@@ -12,7 +12,9 @@ import threading
 
 import pytest
 
+from referee.leagues.bundle import export
 from tests.helpers import Game
+from tests.leagues.helpers import Run, players
 
 BIG = "9" * 5000  # Python reads no integer of more than 4,300 digits from text
 MiB = 1024 * 1024
@@ -86,6 +88,34 @@ def test_an_audit_line_with_a_long_integer_or_deep_nesting_is_a_report(client, k
         assert r.status_code == 200, r.get_data()[:300]
         assert r.json["valid"] is False
         assert r.json["first_error"]["code"] == "malformed" and r.json["first_error"]["seq"] == 2
+
+
+DEEP = {  # lines nested past any parser: a bundle's line as the reviewer sent it, an object, an array
+    "bundle line": '{"log":"league","event":' + "[" * 200_000,
+    "object": '{"a":' * 50_000 + "1" + "}" * 50_000,
+    "array": "[" * 2000 + "]" * 2000,
+    # the usual bundle line around a deep event: read by cutting first (leagues/bundle.py)
+    "usual bundle line": '{"event":' + '{"a":' * 50_000 + "1" + "}" * 50_000 + ',"log":"league"}',
+}
+
+
+@pytest.mark.parametrize("shape", DEEP)
+def test_an_audit_whose_first_or_bundle_line_nests_past_any_parser_is_a_report_naming_it(client, kod, shape):
+    """Whether the export is a league's bundle is told from its first line: that
+    reading, too, meets a line nested past the parser (it was a 500)."""
+    deep = DEEP[shape]
+    r = client.post("/v1/audit", data="\n".join([deep] + kod.export().splitlines()[1:]) + "\n",
+                    content_type="application/jsonl")
+    assert r.status_code == 200, r.get_data()[:300]
+    assert r.json["valid"] is False and r.json["first_error"] == {
+        "seq": 1, "code": "malformed", "detail": "line 1 nests too deeply to be an event"}
+    league = Run(name="L", game="castle-danger", format="round-robin", players=players(2))
+    r = client.post("/v1/audit", data=export(league.events, {}) + deep + "\n",
+                    content_type="application/jsonl")
+    assert r.status_code == 200, r.get_data()[:300]
+    assert r.json["valid"] is False and r.json["first_error"] == {
+        "where": "bundle line 2", "code": "malformed",
+        "detail": "bundle line 2 nests too deeply to be a bundle line"}
 
 
 # ---- bodies over their cap, sent in chunks ---------------------------------------------------

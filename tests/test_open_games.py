@@ -88,6 +88,39 @@ def test_an_invited_seat_is_the_confirmed_addresss_players(client, service):
     assert r.status_code == 201 and r.json["seat"] == 2 and r.json["status"] != "open"
 
 
+def test_a_join_without_a_seat_takes_the_first_free_seat(client, service):
+    ann, bob, cy, di = (register(client, name=n) for n in ("Ann", "Bob", "Cy", "Di"))
+    game = new_game(client, [{"open": True}, {"player": ann["id"]}, {"open": True}, {"open": True}])
+    for who, seat in ((bob, 0), (cy, 2), (di, 3)):
+        r = client.post(f"/v1/games/{game['id']}/join", json={}, headers=auth(who["token"]))
+        assert r.status_code == 201 and r.json["seat"] == seat, (who["name"], r.json)
+    assert client.get(f"/v1/games/{game['id']}").json["players"] == ["Bob", "Ann", "Cy", "Di"]
+
+
+def test_an_open_game_does_not_start_while_an_invited_seat_is_still_empty(client, service):
+    ann, bob = register(client, name="Ann"), register(client, name="Bob")
+    cat = register(client, name="Cat", email="cat@example.org")
+    game = new_game(client, [{"player": ann["id"]}, {"open": True}, {"invite": "cat@example.org"}])
+    gid = game["id"]
+    r = client.post(f"/v1/games/{gid}/join", json={}, headers=auth(bob["token"]))
+    assert r.status_code == 201 and (r.json["seat"], r.json["status"]) == (1, "open"), r.json
+    assert "version" not in r.json
+    assert service.store.record(gid) is None  # no log: nothing dealt while Cat's seat waits
+    summary = client.get(f"/v1/games/{gid}").json
+    assert summary["status"] == "open" and summary["open_seats"] == 1
+    assert lobby_ids(client) == [gid]
+    confirm(service, cat, "cat@example.org")
+    r = client.post(f"/v1/games/{gid}/join", json={}, headers=auth(cat["token"]))
+    assert r.status_code == 201 and r.json["seat"] == 2 and r.json["status"] != "open", r.json
+    assert service.store.record(gid) is not None
+    # nor when the admin's bot takes the last open seat
+    game = new_game(client, [{"player": ann["id"]}, {"open": True}, {"invite": "cat@example.org"}])
+    r = client.post(f"/v1/games/{game['id']}/seats/1/fill", json={"bot": "random"},
+                    headers=auth(game["admin_token"]))
+    assert r.status_code == 201 and r.json["status"] == "open", r.json
+    assert service.store.record(game["id"]) is None
+
+
 def test_bad_joins_and_open_games_are_refused_and_write_nothing(client, service):
     ann, bob = register(client, name="Ann"), register(client, name="Bob")
     for seats, field in (([{"player": "nobody"}, {"open": True}], "players[0].player"),

@@ -74,9 +74,10 @@ def test_a_seat_given_to_a_player_follows_the_players_token(client, service):
     assert r.status_code in (200, 201), r.json
     assert r.json["player"] == cat["id"] and r.json["name"] == "Cat"
     assert r.json["events"][0]["payload"] == {"seat": 1, "name": "Cat", "player": cat["id"]}
-    # the old holder's tokens act no more; Cat's does
+    # the old holder's tokens act no more (Bob's player token is still Bob's: 403,
+    # no seat here; the seat's own old token is nobody's: 401); Cat's does
     me = client.get(f"/v1/games/{gid}/view", headers=auth(bob["token"]))
-    assert me.status_code == 401
+    assert (me.status_code, me.json["code"]) == (403, "not-your-seat")
     assert client.get(f"/v1/games/{gid}/view", headers=auth(game["seats"][1]["token"])).status_code == 401
     assert client.get(f"/v1/games/{gid}/view", headers=auth(cat["token"])).json["seat"] == 1
     assert [g["id"] for g in client.get(f"/v1/players/{cat['id']}").json["current_games"]] == [gid]

@@ -7,7 +7,7 @@ import pytest
 
 from referee.players import ratings, results
 from referee.players.store import open_players
-from tests.playertools import export, finished_game
+from tests.playertools import export, finished_game, finished_log
 
 GAME = "king-of-danger"
 
@@ -42,6 +42,24 @@ def test_rate_is_openskill_plackett_luce_with_ordinal_and_games():
         assert got["ordinal"] == got["mu"] - 3 * got["sigma"]
     assert after[1]["mu"] > 30.0 and after[0]["mu"] < 25.0  # the winner rises, the others fall
     assert after[0] == after[2]  # a shared place moves both alike
+
+
+def test_ratings_eligibility_refuses_one_player_in_two_seats_and_an_aborted_game():
+    """Each on its own: both games ended with a result, by real players, neither
+    stacked nor opted out, so only the rule keeps each from being rated (also when
+    every rating is worked out again from the logs, ``referee ratings --check``)."""
+    twice_log, _ = finished_log("twice", ["a", "a"])
+    aborted_log, status = finished_log("aborted", ["a", "b"], abort=True)
+    assert status == "aborted"
+    played = ratings.outcome(finished_log("played", ["a", "b"])[0])
+    twice, aborted = ratings.outcome(twice_log), ratings.outcome(aborted_log)
+    assert ratings.eligible(played)
+    for out in (twice, aborted):
+        assert out["result"] is not None and not out["stacked"] and out["rated"]
+    assert twice["players"] == ["a", "a"] and not twice["aborted"]
+    assert aborted["aborted"] and aborted["players"] == ["a", "b"]
+    assert not ratings.eligible(twice) and not ratings.eligible(aborted)
+    assert ratings.recompute([twice_log, aborted_log]) == {}
 
 
 def test_which_games_are_rated(store, players):

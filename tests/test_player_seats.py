@@ -5,7 +5,7 @@ recomputed from an export), and nobody else reads the player's contacts."""
 from __future__ import annotations
 
 from referee.audit import audit
-from tests.playertools import auth, register
+from tests.playertools import auth, new_game, register
 
 GAME = "king-of-danger"
 
@@ -90,3 +90,34 @@ def test_bad_player_seats_are_refused_and_create_nothing(client, service):
     r = client.post("/v1/games", json={"game": GAME, "players": ["Ann", "Bob"], "rated": "no"})
     assert r.status_code == 400
     assert len(service.games()) == before
+
+
+def test_a_players_token_with_no_seat_in_the_game_is_403_not_your_seat_and_nobodys_is_401(client):
+    """A valid player token is authenticated even where it holds no seat: 403
+    `not-your-seat` on every endpoint that takes a seat's token, never the 401 of a
+    token nobody holds (which counts towards the address's failed token checks)."""
+    ann, bob, cy = (register(client, name=n) for n in ("Ann", "Bob", "Cy"))
+    game = new_game(client, [{"player": ann["id"]}, {"player": bob["id"]}], options={"seed": "no-seat"})
+    gid = game["id"]
+    at = f"/v1/games/{gid}"
+    move = {"move": client.get(f"{at}/legal", headers=auth(ann["token"])).json["moves"][0]}
+    endpoints = [  # (method, path, body): every one that takes a seat's token
+        ("GET", f"{at}/view", None), ("GET", f"{at}/legal", None), ("POST", f"{at}/moves", move),
+        ("GET", f"{at}/events", None), ("GET", f"{at}/export", None),
+        ("POST", f"{at}/abort", {"reason": "x"}), ("POST", f"{at}/clock", {"paused": True}),
+        ("POST", f"{at}/seats/0/replace", {"name": "Di"}), ("GET", f"{at}/contacts", None),
+        ("PUT", f"{at}/contacts/0", {"email": "a@example.org"}),
+        ("PUT", f"{at}/spectators", {"webhook": None}), ("PUT", f"{at}/organiser", {"email": None}),
+        ("GET", f"{at}/notices", None), ("GET", f"{at}/board.svg", None), ("GET", f"{at}/log", None),
+    ]
+    before = client.get(f"{at}/events").json
+    wrong_secret = cy["token"].partition(".")[0] + ".not-its-secret"
+    for method, path, body in endpoints:
+        r = client.open(path, method=method, json=body, headers=auth(cy["token"]))
+        assert (r.status_code, r.json["code"]) == (403, "not-your-seat"), (path, r.json)
+        assert r.mimetype == "application/problem+json"
+        for nobodys in ("a-token-nobody-holds", wrong_secret):
+            r = client.open(path, method=method, json=body, headers=auth(nobodys))
+            assert (r.status_code, r.json["code"]) == (401, "unauthenticated"), (path, nobodys, r.json)
+    assert client.get(f"{at}/events").json == before
+    assert client.get(f"{at}/contacts", headers=auth(game["admin_token"])).json["contacts"][0]["email"] is None

@@ -299,5 +299,12 @@ def test_a_browser_test_that_cannot_start_skips_here_and_fails_under_ci(tmp_path
     monkeypatch.setenv("CI", "true")
     with pytest.raises(pytest.fail.Exception, match="cannot start under CI"):
         next(kit.chromium(tmp_path_factory, driver_path="/nowhere/chromedriver"))
+    # a browser and a driver both there that still cannot start one (whether or not
+    # this machine has a chromedriver): a driver that exits at once, a folder as
+    # the browser
+    driver = tmp_path_factory.mktemp("driver") / "chromedriver"
+    driver.write_text("#!/bin/sh\nexit 1\n")
+    driver.chmod(0o755)
     with pytest.raises(pytest.fail.Exception, match="did not start"):
-        next(kit.chromium(tmp_path_factory, binary=str(tmp_path_factory.mktemp("x"))))
+        next(kit.chromium(tmp_path_factory, binary=str(tmp_path_factory.mktemp("x")),
+                          driver_path=str(driver)))

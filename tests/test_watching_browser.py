@@ -217,6 +217,22 @@ def test_a_seat_page_follows_with_its_token_in_a_header(site, browser):
         "return performance.getEntriesByType('resource').map(e => e.name).join(' ')")
 
 
+def test_a_player_page_stops_following_when_the_seat_goes_to_another_player(site, browser):
+    """The player's token then holds no seat of the game: refused for good (403
+    `not-your-seat`, as a seat's own token given away is 401), so the page says
+    so and stops asking, rather than asking again every few seconds."""
+    url, client = site
+    ann, bob, cy, di = (client.post("/v1/players", json={"name": n}).json for n in ("Ann", "Bob", "Cy", "Di"))
+    game = client.post("/v1/games", json={"game": "kings-keys", "players": [
+        {"player": p["id"]} for p in (ann, bob, cy)]}).json
+    browser.get(f"{url}/games/{game['id']}#token={ann['token']}")
+    _wait(browser, lambda d: "seat 0" in d.find_element("id", "seen-as").text)
+    r = client.post(f"/v1/games/{game['id']}/seats/0/replace", json={"player": di["id"]},
+                    headers={"Authorization": f"Bearer {game['admin_token']}"})
+    assert r.status_code == 201, r.json
+    _wait(browser, lambda d: d.find_element("id", "seen-as").text == "stopped following: 403")
+
+
 def test_a_page_still_follows_when_the_server_holds_no_more_long_polls(site, browser):
     """Past the server's bound each long poll is answered at once with
     Retry-After: the page then asks again after that pause (never in a tight

@@ -2,8 +2,9 @@
 
 Python refuses to turn a text of more than 4,300 digits into an integer (a guard
 against the quadratic cost of doing so, ``sys.get_int_max_str_digits``): the JSON
-parser then raises in the middle of a body, before any field is known, and a
-path's ``<int:...>`` raises while the route is matched. Both would be a 500.
+parser then raises in the middle of a body, before any field is known (a 500), and
+a path's ``<int:...>`` fails while the route is matched (a 500, or with newer
+Werkzeug a 404 that names nothing).
 
 In a JSON body such a number is kept as ``TooManyDigits`` (never an int), so the
 check that walks every body (``bodies.check_json``) refuses it naming its field,
@@ -15,8 +16,9 @@ seat there is, so it reaches the view as one and is refused naming the field.
 from __future__ import annotations
 
 import json
+import sys
 
-from werkzeug.routing import IntegerConverter, ValidationError
+from werkzeug.routing import IntegerConverter
 
 
 class TooManyDigits:
@@ -49,14 +51,14 @@ PAST_ANY = 2**63
 
 class WholeNumber(IntegerConverter):
     """``<int:...>`` in a route: digits past what ``int()`` reads are a number past
-    any the API takes (``PAST_ANY``), so the view refuses it by name (400)."""
+    any the API takes (``PAST_ANY``), so the view refuses it by name (400).
+
+    Counted here, before Werkzeug's own conversion: Werkzeug 3.1.5 and newer turn
+    the ``ValueError`` of such a number into "no route matches" (a 404 that names
+    nothing), older ones let it escape (a 500)."""
 
     def to_python(self, value: str) -> int:
-        try:
-            return super().to_python(value)
-        except ValidationError:
-            raise
-        except ValueError:  # more digits than int() reads
-            if self.min is not None or self.max is not None:
-                raise ValidationError() from None
-            return PAST_ANY
+        limit = sys.get_int_max_str_digits()  # 0: no limit
+        if limit and len(value.lstrip("-")) > limit and self.min is None and self.max is None:
+            return -PAST_ANY if value.startswith("-") else PAST_ANY
+        return super().to_python(value)

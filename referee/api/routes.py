@@ -128,7 +128,7 @@ def summary(game_id):
 @blp.arguments(s.ViewArgs(), location="query")
 @blp.response(200, s.View)
 @blp.doc(operationId="getView", security=TOKEN_OR_NONE)
-@refusals(blp, 400, 401, 404, 429)
+@refusals(blp, 400, 401, 403, 404, 429)
 @timed("view")
 def view(args, game_id):
     """The game as the caller may see it; `?at=N` for the position after event N."""
@@ -209,7 +209,7 @@ def in_body(err, body: dict) -> None:
     "description": "only on a long poll answered at once because too many wait already: "
                    "the seconds to wait before asking again", "schema": {"type": "integer"}}})
 @blp.doc(operationId="getEvents", security=TOKEN_OR_NONE)
-@refusals(blp, 400, 401, 404, 429)
+@refusals(blp, 400, 401, 403, 404, 429)
 def events(args, game_id):
     """The log as the caller may see it, from `after` (exclusive), at most `limit` events.
 

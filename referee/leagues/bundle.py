@@ -49,7 +49,7 @@ def is_bundle(text: str | bytes) -> bool:
     first = raw.split("\n", 1)[0]
     try:
         d = json.loads(first)
-    except ValueError:
+    except (ValueError, RecursionError):  # no bundle line: the game's audit names what it is
         return False
     return isinstance(d, dict) and "log" in d and "event" in d
 
@@ -138,6 +138,8 @@ def _long_way(i: int, line: str | bytes) -> tuple[str, str | None]:
         d = json.loads(line)
     except (UnicodeDecodeError, ValueError):
         raise BadBundle(i, "malformed", f"bundle line {i} is not JSON in UTF-8") from None
+    except RecursionError:  # thousands of "[" or "{": deeper than the parser goes
+        raise BadBundle(i, "malformed", f"bundle line {i} nests too deeply to be a bundle line") from None
     if not isinstance(d, dict) or d.get("log") not in (LEAGUE, GAME) or set(d) != (
             {"event", "log"} if d.get("log") == LEAGUE else {"event", "game", "log"}):
         raise BadBundle(i, "malformed", f"bundle line {i} must be {{event, log: \"league\"}} "

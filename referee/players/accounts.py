@@ -159,6 +159,16 @@ def authenticate(service, token: str | None) -> dict:
     return player
 
 
+def is_players_token(service, token: str | None) -> bool:
+    """Whether the token is some player's (asked by the service of a token that no
+    seat of a game holds: a known caller is refused 403 there, not 401)."""
+    try:
+        authenticate(service, token)
+    except Unauthenticated:
+        return False
+    return True
+
+
 def me(service, token: str | None) -> dict:
     player = authenticate(service, token)
     shown = public(service, player)

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
+from collections.abc import Callable
 
 from referee import audit as auditmod
 from referee.appended import Followers
@@ -71,6 +72,10 @@ class GameService(Keeping, Reading, Moves, Steps, Creating):
         self.records: OrderedDict[str, GameRecord] = OrderedDict()
         self.cache_size = cache_size
         self.max_retries = max_retries
+        # Whether a token that is none of a game's is still someone's elsewhere (a
+        # player's): that caller is known, only holds no seat here, and is refused 403
+        # rather than 401. The player layer answers it (referee/system.py).
+        self.someones_token: Callable[[str], bool] = lambda token: False
         self._locks = [threading.RLock() for _ in range(64)]
         self._cache_lock = threading.Lock()
 

@@ -10,7 +10,7 @@ from dataclasses import replace
 
 import referee
 from referee.caller import Caller, token_hash
-from referee.errors import NoSuchGame, Unauthenticated
+from referee.errors import NoSuchGame, NotYourSeat, Unauthenticated
 from referee.games import engine as engine_by_name
 from referee.service.shared import SNAPSHOT_EVERY, TABLE_FORMAT
 from referee.store.base import GameRecord, Snapshot
@@ -28,7 +28,8 @@ class Keeping:
 
     def caller(self, game_id: str, token: str | None, rec: GameRecord | None = None,
                kept: bool = False) -> Caller:
-        """The caller a bearer token makes; no token is a spectator. ``rec``: the
+        """The caller a bearer token makes; no token is a spectator, a token that is
+        none of this game's 401, unless it is someone's (a player's): 403. ``rec``: the
         game's record if this request has just read it. ``kept`` (moves only): the
         record this process kept may do instead of a read; ``submit`` then lands
         the move only if the stored record is still that one, and decides any
@@ -45,7 +46,12 @@ class Keeping:
                 rec = self.record(game_id)
         if kept:
             self._keep_record(rec)
-        return self._authenticate(rec, presented)
+        try:
+            return self._authenticate(rec, presented)
+        except Unauthenticated:
+            if self.someones_token(token):  # known, only not here: authenticated, so 403
+                raise NotYourSeat("this player holds no seat in this game") from None
+            raise
 
     @staticmethod
     def _authenticate(rec: GameRecord, presented: str | None, kept: bool = False) -> Caller:

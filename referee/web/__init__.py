@@ -76,7 +76,7 @@ def _picture(game_id: str, at: int | None) -> tuple[str, str]:
 @pictures_blp.doc(operationId="getBoardSvg", security=TOKEN_OR_NONE, responses={"200": binary(
     "the position as an SVG picture, with a <title> and a <desc> (the text view); the "
     "answer's type is image/svg+xml", {"image/svg+xml": {"schema": {"type": "string"}}})})
-@refusals(pictures_blp, 400, 401, 404)
+@refusals(pictures_blp, 400, 401, 403, 404)
 def board_svg(args, game_id):
     """The position (now, or after event `at`) as a picture, as the caller may see it."""
     svg, etag = _picture(game_id, args.get("at"))
@@ -116,7 +116,7 @@ def log_lines(game_id: str, who, after: int, limit: int) -> dict:
 @pictures_blp.arguments(LogArgs(), location="query")
 @pictures_blp.response(200, Log)
 @pictures_blp.doc(operationId="getLog", security=TOKEN_OR_NONE)
-@refusals(pictures_blp, 400, 401, 404)
+@refusals(pictures_blp, 400, 401, 403, 404)
 def log(args, game_id):
     """The log as the caller may see it, one line of words per event, from `after`."""
     return log_lines(game_id, caller(game_id), args["after"], args["limit"])

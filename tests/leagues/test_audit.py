@@ -4,13 +4,16 @@ missing game, a forged pairing or standings, a bad line each fail, named where."
 from __future__ import annotations
 
 import json
+import random
 
 import pytest
 
+from referee.autoplay import new_table, play
+from referee.bots import candidates
 from referee.events import Event, canonical_text
 from referee.leagues import audit_league, is_bundle, standings
 
-from .helpers import Run, play_game, players
+from .helpers import AT, Run, play_game, players
 
 
 @pytest.fixture(scope="module")
@@ -87,6 +90,90 @@ def test_a_running_league_passes_with_its_seed_unrevealed(swiss):
     first = next(r for r in kept if r["event"]["type"] == "round-paired")
     first["event"]["payload"]["lots"][0] = first["event"]["payload"]["lots"][1]
     assert first_error(join(reseal(kept)))["code"] == "bad-lots"
+
+
+def test_round_ones_lots_that_hold_a_player_twice_fail_while_the_seed_is_secret(swiss):
+    """Every player still in once, and one of them again: still no drawing of the
+    players (the lots cannot be re-drawn before the reveal, so this is all that
+    holds them)."""
+    rows = lines(swiss.bundle())
+    cut = league_seq(rows, "round-paired")
+    kept = [r for r in rows if r["log"] == "league" and r["event"]["seq"] <= cut]
+    assert audit_league(join(kept))["valid"]
+    lots = kept[-1]["event"]["payload"]["lots"]
+    assert sorted(lots) == sorted(swiss.state.players)
+    lots.append(lots[0])
+    err = first_error(join(reseal(kept)))
+    assert err == {"where": f"league event {cut}", "code": "bad-lots",
+                   "detail": "round 1's lots must draw every player still in, each once"}
+
+
+def _swapped(run: Run, game_id: str, names: list[str], created_as: str) -> str:
+    """The bundle with game ``game_id``'s log replaced by a real game of the league's
+    game and options, seated ``names``, created under the id ``created_as``."""
+    rows = [r for r in lines(run.bundle()) if r.get("game") != game_id]
+    _, other = play_game("castle-danger", created_as, names, {"turn_limit": 4}, f"seed-{game_id}")
+    return join(rows + [{"event": json.loads(ev.to_json()), "game": game_id, "log": "game"}
+                        for ev in other])
+
+
+def test_a_names_only_league_game_seated_in_another_order_fails(round_robin):
+    table = round_robin.state.rounds[0].tables[0]
+    names = [round_robin.state.players[p] for p in table["seats"]]
+    created = json.loads(round_robin.games[table["game"]][0].to_json())["payload"]["seats"]
+    assert [s["name"] for s in created] == names and not any("player" in s for s in created)
+    err = first_error(_swapped(round_robin, table["game"], names[::-1], table["game"]))
+    assert err == {"where": f"game {table['game']} event 1", "code": "not-the-paired-game",
+                   "detail": err["detail"]}
+    assert "its seats are not the pairing's players in order" in err["detail"]
+
+
+def test_the_same_players_game_under_another_id_fails(round_robin):
+    table = round_robin.state.rounds[0].tables[0]
+    names = [round_robin.state.players[p] for p in table["seats"]]
+    err = first_error(_swapped(round_robin, table["game"], names, "another-id"))
+    assert err == {"where": f"game {table['game']} event 1", "code": "not-the-paired-game",
+                   "detail": err["detail"]}
+    assert "its id is 'another-id'" in err["detail"]
+
+
+@pytest.mark.parametrize("how", ["resigned", "forfeited"])
+def test_a_seat_that_resigned_or_forfeited_is_placed_last_at_a_table_of_three(how):
+    """Placed last whatever its score (its score here is the middle one), by the
+    referee and by the audit, which reads the resignation or the forfeit from the
+    game's log: the others by their scores."""
+    run = Run(name="Three", game="king-of-danger", options={"target": 200}, format="tables",
+              players=players(3), rounds=1, table_size=3,
+              clock={"move_seconds": 60, "on_timeout": "forfeit"})
+    run.pair()
+    game_id = run.state.open_round().tables[0]["game"]
+    names = [run.state.players[p] for p in run.state.open_round().seats(game_id)]
+    seed = f"seed-{game_id}"
+    table, log = new_table("king-of-danger", names, run.options(), seed, game_id)
+    rnd = random.Random(3)
+    while True:  # play on until the three scores differ and the middle one is to act
+        scores = table.state.scores
+        middle = sorted(range(3), key=lambda s: scores[s])[1]
+        if len(set(scores)) == 3 and middle in table.to_act():
+            break
+        seat = rnd.choice(table.to_act())
+        play(table, seat, rnd.choice(candidates(table.engine, table.state, seat)), seed, log)
+    if how == "resigned":
+        play(table, middle, {"type": "resign"}, seed, log)
+    else:
+        events, fork = table.propose_timeout(middle, "2099-01-01T00:00:00.000000Z", seed=seed)
+        table.commit(fork)
+        log += events + table.settle_all(seed)
+    assert how in [ev.type for ev in log]
+    run.games[game_id] = log
+    recorded = run.commit(run.league.propose_result(game_id, log, at=AT))[0]
+    by_score = sorted((s for s in range(3) if s != middle), key=lambda s: -scores[s])
+    assert recorded.payload["placings"][middle] == 3
+    assert [recorded.payload["placings"][s] for s in by_score] == [1, 2]
+    run.settle()
+    assert run.state.finished
+    report = audit_league(run.bundle())
+    assert report["valid"], report["first_error"]
 
 
 def test_an_edited_result_line_fails(round_robin):

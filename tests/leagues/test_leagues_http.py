@@ -340,7 +340,8 @@ def test_the_league_admin_hands_a_seat_of_a_running_league_game_on(client):
     assert r.status_code == 201, r.json
     assert client.get(f"/v1/games/{gid}/view", headers=auth(sub["token"])).json["seat"] == 0
     old = next(p for p in humans if p["id"] == leaving)
-    assert client.get(f"/v1/games/{gid}/view", headers=auth(old["token"])).status_code == 401
+    r = client.get(f"/v1/games/{gid}/view", headers=auth(old["token"]))
+    assert (r.status_code, r.json["code"]) == (403, "not-your-seat")  # a player still, with no seat here
 
 
 def test_a_players_profile_lists_their_leagues(client):

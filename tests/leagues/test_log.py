@@ -7,9 +7,10 @@ import copy
 
 import pytest
 
-from referee.events import GENESIS, REFEREE
+from referee.events import GENESIS, REFEREE, Draft, chain
 from referee.games.base import MalformedMove
 from referee.leagues import League, LeagueConflict, NoSuchPlayer, replay
+from referee.leagues.state import RECORDED
 from referee.rng import commitment
 
 from .helpers import Run, force_results, players
@@ -53,6 +54,20 @@ def test_what_is_due_step_by_step():
     league.apply(league.propose_step("seed"))
     assert league.due() is None and league.propose_step("seed") == []
     assert league.state.seed == "seed"
+
+
+def test_a_round_does_not_close_before_its_last_result():
+    league = new(n=6)  # three games a round
+    league.apply(league.propose_pairing("seed", ["g1", "g2", "g3"]))
+    tables = league.state.open_round().tables
+    for t in tables:
+        assert league.due() is None and league.propose_step("seed") == []  # a game still running
+        league.apply(chain([Draft(RECORDED, {"round": 1, "game": t["game"], "placings": [1, 2],
+                                             "last_hash": "0" * 64})],
+                           REFEREE, league.seq + 1, league.last_hash))
+    assert league.due() == "close-round"
+    [closed] = league.propose_step("seed")
+    assert closed.type == "round-closed" and closed.payload == {"round": 1}
 
 
 def test_too_few_players_left_finish_the_league_early():

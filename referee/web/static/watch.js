@@ -172,7 +172,7 @@
     fetch(base + "/events?limit=1000&wait=" + WAIT + "&after=" + seen, { headers: auth(), cache: "no-store" })
       .then(function (r) {
         var pause = parseInt(r.headers.get("Retry-After") || "0", 10) * 1000;
-        if (r.status === 401 || r.status === 404) {
+        if (r.status === 401 || r.status === 403 || r.status === 404) {  // refused for good
           document.getElementById("seen-as").textContent = "stopped following: " + r.status;
           return;
         }
