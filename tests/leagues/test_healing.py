@@ -8,6 +8,8 @@ test_league_restarts.py."""
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from referee.caller import Caller
@@ -159,4 +161,28 @@ def test_a_pairing_that_lost_to_a_withdrawal_has_its_game_ended(store_url):
     assert all(service.summary(g["game"])["status"] == "active" for g in paired)
     assert leagues_of(service).noted_games(lid) == {}
     healing.heal(service)
+    assert leagues_of(service).owing() == {}
+
+
+def test_a_job_lost_while_the_process_runs_on_is_healed_when_its_mark_stops_moving(store_url):
+    """No restart: a job fails (or is dropped) and the process carries on. The healer
+    thread, which found nothing owing when it started, heals the league once its
+    mark has not moved between two looks."""
+    queue = Held()
+    service = assemble(open_store(store_url), queue)
+    ann = people(service, "Ann")[0]
+    lid = running.create(service, {"name": "Lost", **ROUND_ROBIN, "players": [ann] + bots(service, 3)})["id"]
+    mine = next(g["game"] for g in games_of(service, lid, 1) if ann in g["seats"])
+    healer = healing.start_healer(service, interval=0.1)
+    try:
+        time.sleep(0.3)  # its first look: nothing owing
+        play_out(service, mine)  # its job lost
+        deadline = time.time() + 10
+        while mine not in recorded(service, lid):
+            assert time.time() < deadline, "the lost job was never healed"
+            time.sleep(0.05)
+    finally:
+        healer.stop()
+        healer.join(10)
+    assert recorded(service, lid).count(mine) == 1 and types(service, lid).count("round-paired") == 2
     assert leagues_of(service).owing() == {}
