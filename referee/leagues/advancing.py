@@ -44,6 +44,7 @@ from referee.queue import JobKind
 log = logging.getLogger("referee.leagues")
 OVER = ("finished", "aborted")
 KEPT = 64  # leagues a process keeps in memory (see load)
+FEW = 8  # a job looks at every game of the round left without a result when this few are
 MARK = "league"  # the key of a league game's private record that names its league
 
 
@@ -143,7 +144,7 @@ def _advance(service, league_id: str, game_id: str | None, heal: bool, done: dic
     for _ in range(1000):
         meta, league = load(service, league_id)  # our own copy: proposals are applied to it
         at, rnd = league.seq, league.state.open_round()
-        games = rnd.games if rnd is not None and scan else [game_id]
+        games = rnd.games if rnd is not None and scan else list(dict.fromkeys([game_id] + _last(rnd)))
         ended, waiting = _ended(service, rnd, games, heal)
         events = []
         for gid, result, lost, last in ended:
@@ -179,6 +180,14 @@ def _advance(service, league_id: str, game_id: str | None, heal: bool, done: dic
         # log (its own job then found it no game of the league's): look at them all
         game_id, scan = None, scan or paired is not None
     raise RuntimeError(f"league {league_id}: steps did not come to rest")
+
+
+def _last(rnd) -> list[str]:
+    """The games of the open round without a result, when few are left: a game whose
+    end was never marked nor its job queued (both processes killed at the wrong
+    moment) is recorded by its round's last jobs, and the round does not stall."""
+    left = [g for g in rnd.games if g not in rnd.results] if rnd is not None else []
+    return left if len(left) <= FEW else []
 
 
 def _owed_since(service, rnd) -> bool:

@@ -186,3 +186,22 @@ def test_a_job_lost_while_the_process_runs_on_is_healed_when_its_mark_stops_movi
         healer.join(10)
     assert recorded(service, lid).count(mine) == 1 and types(service, lid).count("round-paired") == 2
     assert leagues_of(service).owing() == {}
+
+
+def test_a_game_whose_end_no_reaction_heard_is_recorded_by_its_rounds_last_job(store_url):
+    """Both reactions to a game's end lost (two processes killed each right after its
+    append): nothing marks the league, no job comes. The round's last game's job
+    looks at every game left without a result, and the round does not stall."""
+    service = assemble(open_store(store_url), InlineQueue())
+    lid = running.create(service, {"name": "Unheard", **ROUND_ROBIN,
+                                   "players": people(service, "Ann", "Bob", "Cid", "Dee")})["id"]
+    first, second = (g["game"] for g in games_of(service, lid, 1))
+    reactions = service.followers._reactions
+    heard = list(reactions)
+    reactions[:] = [(n, r) for n, r in heard if n != "leagues"]
+    play_out(service, first)  # its end heard by no league
+    reactions[:] = heard
+    assert leagues_of(service).owing() == {} and recorded(service, lid) == []
+    play_out(service, second)
+    assert sorted(recorded(service, lid)) == sorted([first, second])
+    assert types(service, lid).count("round-paired") == 2
