@@ -12,12 +12,12 @@ back to read the log again).
 result if it has ended, with every step that follows in the same append (the
 round's close, and the next pairing, or the league's finish and its seed's
 reveal). A pairing's games are created before the pairing is appended, so a
-reader never finds the league listing a game that is not there; they are named
-by the league's log as it was when the pairing was made (``game_id_of``), so two
-workers making the same pairing create each game once, and a pairing that loses
-its append (another writer came first) has its games ended. What a process killed
-in the middle leaves owing is marked first in the league store and healed by
-``advance(..., heal=True)`` (referee/leagues/healing.py).
+reader never finds the league listing a game that is not there; each is named by
+its round, table and seats (``game_id_of``), so two workers making the same
+pairing create each game once, and the games of a pairing that lost its append
+to another writer and was made otherwise are ended (``_forsake``). What a process
+killed in the middle leaves owing is marked first in the league store and healed
+by ``advance(..., heal=True)`` (referee/leagues/healing.py).
 """
 
 from __future__ import annotations

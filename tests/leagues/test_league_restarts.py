@@ -128,11 +128,11 @@ def check(moment: str, said: dict, store: str) -> None:
         done = played_once(store, said["league"], finished)
         assert done["types"].count("round-paired") == 3 and done["types"][-1] == "seed-revealed"
         assert set(said["made"]) <= set(done["listed"])  # the games made before the kill, kept
-    else:
+    else:  # Ann's result recorded once, round 2 paired, her new game waiting on her
         done = played_once(store, said["league"], round_two_paired)
-        assert said["game"] in done["recorded"]
-        assert any(said["ann"] in g["seats"] for g in done["view"]["rounds"][1]["games"]) or \
-            said["ann"] in done["view"]["rounds"][1]["byes"]
+        assert said["game"] in done["recorded"] and done["view"]["rounds"][0]["closed"]
+        mine = next(g["game"] for g in done["view"]["rounds"][1]["games"] if said["ann"] in g["seats"])
+        assert assemble(open_store(store), InlineQueue()).summary(mine)["status"] == "active"
 
 
 @pytest.mark.parametrize("moment", ["pairing", "job"])
