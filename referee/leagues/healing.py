@@ -12,11 +12,16 @@ before it queues the job. A mark is written before, never after, the write it
 covers, so a process killed anywhere between leaves the league marked; a mark
 whose debt was paid costs one look.
 
-The mark is the version the debt starts at, and it only rises. A league is
-unmarked (``paid``) by a call of the job that has looked at every game of its open
-round and found nothing owed at version v, and only if its mark is at most v: a
-debt marked while that call looked carries a higher mark and stays. So the marks
-are the leagues being advanced, never every league; the heal reads them alone.
+A mark is a number that only rises: ``2 at + 2`` for a debt a write about to be
+made at the log's length ``at`` makes (``mark_before``), ``2 v + 1`` for a debt
+found in a game while the log has ``v`` events (``mark_at``). A call of the job
+that has looked at every game of the open round and found the league owing
+nothing at version ``v`` unmarks it (``paid``) only if its mark is at most
+``2 v + 1``, then looks at the games once more. A write about to be made at ``v``
+or later marks at least ``2 v + 2`` and stays marked; a game that ended while the
+call looked was marked higher (the log had moved on) or is seen by the second
+look, which marks the league again and records it. So the marks are the leagues
+being advanced, never every league; the heal reads them alone.
 
 ``heal(service)`` advances every marked league as the job does, looking at every
 game of its open round (``advance(..., heal=True)``: it also does the steps a game
