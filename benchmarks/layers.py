@@ -136,7 +136,7 @@ class Bench:
         league = running.create(self.service, {"name": "Bench", "game": GAME, "options": {},
                                                "format": "round-robin",
                                                "players": [p["id"] for p in self.players]})
-        gid = running.game_id_of(league["id"], 1, 0)
+        gid = league["rounds"][0]["games"][0]["game"]
         self.service.settle(gid)
         rec = self.service.store.record(gid)
         assert rec.extra.get(running.MARK) == league["id"], rec.extra

@@ -65,7 +65,7 @@ def per_player(league: League, players: int, repeat: int) -> float:
 
 def league_share(players: int, rounds: int) -> tuple[float, float]:
     """(the league's own seconds, the whole league's seconds) of a bot swiss played out."""
-    from referee.leagues import running
+    from referee.leagues import advancing, running
     from referee.leagues.keeping import leagues_of
     from referee.players import accounts
     from referee.store import open_store
@@ -92,10 +92,11 @@ def league_share(players: int, rounds: int) -> tuple[float, float]:
         ids = [accounts.register(service, {"name": f"Bot {i}", "bot": "basic"})["id"]
                for i in range(players)]
         store = leagues_of(service)
-        store.append = timed(store.append)
-        saved = {name: getattr(running, name) for name in ("load", "_owed", "_tell")}
+        for name in ("append", "owe", "paid", "note_games", "drop_games"):
+            setattr(store, name, timed(getattr(store, name)))
+        saved = {name: getattr(advancing, name) for name in ("load", "_ended", "_steps", "_forsake", "_tell")}
         for name, fn in saved.items():
-            setattr(running, name, timed(fn))
+            setattr(advancing, name, timed(fn))
         follow = service.followers._reactions
         follow[:] = [(n, timed(r) if n == "leagues" else r) for n, r in follow]
         try:
@@ -106,7 +107,7 @@ def league_share(players: int, rounds: int) -> tuple[float, float]:
             whole = time.perf_counter() - start
         finally:
             for name, fn in saved.items():
-                setattr(running, name, fn)
+                setattr(advancing, name, fn)
         assert running.view(service, league["id"])["status"] == "finished"
     return spent[0], whole
 

@@ -70,12 +70,14 @@ def _start_keeper(service) -> None:
     timeouts.start_keeper(service, float(os.environ.get("REFEREE_KEEPER_INTERVAL", "1")))
 
 
-def _start_ratings_catch_up(service) -> None:
-    """Record, on a thread, the finished games no ratings job recorded (a process
-    killed between a game's end and its job): where the other start-up sweeps run."""
+def _start_catch_ups(service) -> None:
+    """On threads, what a killed process left undone: finished games no ratings job recorded,
+    leagues owing a step (then every REFEREE_LEAGUE_HEAL_INTERVAL s, those whose job was lost)."""
+    from referee.leagues import healing
     from referee.players import following
 
     following.start_catch_up(service)
+    healing.start_healer(service, float(os.environ.get("REFEREE_LEAGUE_HEAL_INTERVAL", "30")))
 
 
 def cmd_serve(args) -> int:
@@ -101,7 +103,7 @@ def cmd_serve(args) -> int:
         if config.queue == "inline":
             _start_sender(service)
             _start_keeper(service)
-            _start_ratings_catch_up(service)
+            _start_catch_ups(service)
         app.run(host=args.host, port=args.port, threaded=True)
         return 0
     own_metrics_dir = _metrics_across_processes()
@@ -137,7 +139,7 @@ def cmd_serve(args) -> int:
             if config.queue == "inline":  # with RQ, `referee worker` sends and keeps time
                 _start_sender(service)
                 _start_keeper(service)
-                _start_ratings_catch_up(service)
+                _start_catch_ups(service)
             return create_app(service)
 
     print(f"referee: serving on http://{args.host}:{args.port} (store {config.store}, "
@@ -185,11 +187,13 @@ def cmd_worker(args) -> int:
                 _start_sender(service)
                 _start_keeper(service)
                 if args.burst:  # done before the burst's jobs, so they include its games
+                    from referee.leagues import healing
                     from referee.players import following
 
                     following.catch_up(service)
+                    healing.heal(service)
                 else:
-                    _start_ratings_catch_up(service)
+                    _start_catch_ups(service)
                 sender = True
             pause = 0.5  # reached again: the next outage starts its backoff afresh
             if swept:
@@ -277,9 +281,8 @@ def cmd_export(args) -> int:
 
     service = build_service(_config(args))
     try:
-        # The operator's copy of the store it keeps (a backup, a running game's
-        # included), not an export through the API, which a game of players
-        # keeps from everyone while it runs.
+        # The operator's backup of the store (running games too), not the API's export,
+        # which a game of players keeps from everyone while it runs.
         service.record(args.game_id)
         sys.stdout.write(service.whole_log(args.game_id))
     except NoSuchGame as err:

@@ -225,6 +225,11 @@ class League:
         if callable(game_ids):
             number = len(self.state.rounds) + 1
             game_ids = [game_ids(number, i) for i in range(len(pairing.tables))]
+        return self.propose_paired(pairing, game_ids, at)
+
+    def propose_paired(self, pairing: Pairing, game_ids: list[str], at: str | None = None) -> list[Event]:
+        """``propose_pairing`` of a pairing ``next_pairing`` gave (so that the game ids
+        may be chosen knowing each table's seats)."""
         return self._seal([pairing_draft(self.state, pairing, game_ids)], at)
 
     def propose_result(self, game_id: str, game_events: list[Event],

@@ -56,6 +56,10 @@ class Round:
         return next(t["seats"] for t in self.tables if t["game"] == game)
 
     @property
+    def games(self) -> list[str]:
+        return [t["game"] for t in self.tables]
+
+    @property
     def complete(self) -> bool:
         return len(self.results) == len(self.tables)
 

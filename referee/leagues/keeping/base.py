@@ -38,6 +38,37 @@ class LeagueStore:
         index kept per player, so a profile never scans the leagues."""
         raise NotImplementedError
 
+    # ---- what a league owes (the index the heal walks: referee/leagues/healing.py) ----
+
+    def owe(self, league_id: str, mark: int) -> None:
+        """Mark the league as owing a step (``mark``: a number that says from which
+        version of its log on, referee/leagues/healing.py); a mark only rises."""
+        raise NotImplementedError
+
+    def paid(self, league_id: str, mark: int) -> None:
+        """Unmark the league, found owing nothing: only if its mark is at most
+        ``mark``, so a debt marked higher since is never unmarked."""
+        raise NotImplementedError
+
+    def owing(self) -> dict[str, int]:
+        """The leagues marked as owing, each with its mark: small, whatever the
+        number of leagues ever (a mark lasts from a debt to its payment)."""
+        raise NotImplementedError
+
+    def note_games(self, league_id: str, number: int, games: list[str]) -> None:
+        """Note the ``games`` of a pairing of round ``number``, before they are created
+        and the pairing is appended, so that a game made for a pairing that never
+        became the league's can be found and ended."""
+        raise NotImplementedError
+
+    def noted_games(self, league_id: str) -> dict[str, int]:
+        """``{game: round}``: the games noted and not yet done with."""
+        raise NotImplementedError
+
+    def drop_games(self, league_id: str, games: list[str]) -> None:
+        """Done with these noted games (listed by the league, or ended)."""
+        raise NotImplementedError
+
     # The point just before a write becomes final: tests make it raise, as a
     # process killed there would stop.
     def _commit_point(self, where: str) -> None:

@@ -12,6 +12,19 @@ import json
 from referee.leagues.keeping.base import PUBLIC, Conflict, LeagueStore
 
 LIST = "{referee:leagues}:newest"
+OWING = "{referee:leagues-owing}"  # league id -> its mark (referee/leagues/healing.py)
+
+# KEYS: the owing set. ARGV: mark, league. A mark only rises.
+OWE = """
+local had = redis.call('ZSCORE', KEYS[1], ARGV[2])
+if not had or tonumber(had) < tonumber(ARGV[1]) then redis.call('ZADD', KEYS[1], ARGV[1], ARGV[2]) end
+"""
+
+# KEYS: the owing set. ARGV: mark, league. Unmarked only if its mark is at most that.
+PAID = """
+local had = redis.call('ZSCORE', KEYS[1], ARGV[2])
+if had and tonumber(had) <= tonumber(ARGV[1]) then redis.call('ZREM', KEYS[1], ARGV[2]) end
+"""
 
 CREATE = """
 if redis.call('HSETNX', KEYS[1], 'meta', ARGV[1]) == 0 then return 0 end
@@ -44,6 +57,8 @@ class RedisLeagues(LeagueStore):
         self.r = r
         self._create = r.register_script(CREATE)
         self._append = r.register_script(APPEND)
+        self._owe = r.register_script(OWE)
+        self._paid = r.register_script(PAID)
 
     def create(self, meta, first):
         if not self._create(keys=[_k(meta["id"], "meta"), _k(meta["id"], "log")],
@@ -68,6 +83,26 @@ class RedisLeagues(LeagueStore):
                                args=[expected, status, *(ev.to_json() for ev in events)])
         if not code:
             raise Conflict(int(n))
+
+    def owe(self, league_id, mark):
+        self._owe(keys=[OWING], args=[mark, league_id])
+
+    def paid(self, league_id, mark):
+        self._paid(keys=[OWING], args=[mark, league_id])
+
+    def owing(self):
+        return {m.decode(): int(v) for m, v in self.r.zrange(OWING, 0, -1, withscores=True)}
+
+    def note_games(self, league_id, number, games):
+        if games:
+            self.r.hset(_k(league_id, "made"), mapping={g: number for g in games})
+
+    def noted_games(self, league_id):
+        return {g.decode(): int(n) for g, n in self.r.hgetall(_k(league_id, "made")).items()}
+
+    def drop_games(self, league_id, games):
+        if games:
+            self.r.hdel(_k(league_id, "made"), *games)
 
     def of_player(self, player_id, limit=100):
         out = []

@@ -20,6 +20,11 @@ CREATE TABLE IF NOT EXISTS league_players (
 CREATE TABLE IF NOT EXISTS league_events (
     league_id TEXT NOT NULL, seq INTEGER NOT NULL, body TEXT NOT NULL,
     PRIMARY KEY (league_id, seq)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS league_owing (
+    league_id TEXT PRIMARY KEY, mark INTEGER NOT NULL) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS league_games_made (
+    league_id TEXT NOT NULL, game TEXT NOT NULL, round INTEGER NOT NULL,
+    PRIMARY KEY (league_id, game)) WITHOUT ROWID;
 """
 
 
@@ -57,6 +62,32 @@ class SqliteLeagues(SideTables, LeagueStore):
             conn.execute("UPDATE leagues SET version = ?, status = ? WHERE id = ?",
                          (events[-1].seq, status, league_id))
             self._commit_point("league append")
+
+    def owe(self, league_id, mark):
+        with self._tx() as conn:
+            conn.execute("INSERT INTO league_owing VALUES (?, ?) ON CONFLICT (league_id) "
+                         "DO UPDATE SET mark = max(mark, excluded.mark)", (league_id, mark))
+
+    def paid(self, league_id, mark):
+        with self._tx() as conn:
+            conn.execute("DELETE FROM league_owing WHERE league_id = ? AND mark <= ?", (league_id, mark))
+
+    def owing(self):
+        return dict(self._read("SELECT league_id, mark FROM league_owing"))
+
+    def note_games(self, league_id, number, games):
+        with self._tx() as conn:
+            conn.executemany("INSERT OR IGNORE INTO league_games_made VALUES (?, ?, ?)",
+                             [(league_id, g, number) for g in games])
+
+    def noted_games(self, league_id):
+        return dict(self._read("SELECT game, round FROM league_games_made WHERE league_id = ?",
+                               (league_id,)))
+
+    def drop_games(self, league_id, games):
+        with self._tx() as conn:
+            conn.executemany("DELETE FROM league_games_made WHERE league_id = ? AND game = ?",
+                             [(league_id, g) for g in games])
 
     def of_player(self, player_id, limit=100):
         rows = self._read("SELECT l.meta, l.status, l.version FROM league_players p JOIN leagues l "
