@@ -218,10 +218,11 @@ def change(service, token: str | None, body: dict) -> dict:
     return out
 
 
-def confirm(service, player_id: str, code) -> dict:
-    """Confirm the player's address with the code from its message."""
+def confirm(service, player_id: str, code, client: str) -> dict:
+    """Confirm the player's address with the code from its message, sent by the
+    client at address ``client`` (its tries are counted apart from others')."""
     player = _player(service, player_id)
-    done = confirmation.check(service, player, code)
+    done = confirmation.check(service, player, code, client)
     contacts = {**player["contacts"], "email_confirmed": True}
     if not player["contacts"].get("email_confirmed"):
         players_of(service).update(player["id"], contacts, done)

@@ -7,7 +7,7 @@ import hashlib
 from flask import Response, request
 from flask_smorest import Blueprint
 
-from referee.api import bodies
+from referee.api import bodies, limits
 from referee.api.openapi import PUBLIC, TOKEN, binary, refusals
 from referee.api.routes import bearer, service, timed
 from referee.players import accounts, lobby, pictures
@@ -78,8 +78,10 @@ def profile(player_id):
 def confirm(args, player_id):
     """Confirm the player's e-mail address with the code from its confirmation message
     (no token needed: the code is the proof). A wrong or expired code is 403 naming
-    `code` and confirms nothing."""
-    return accounts.confirm(service(), player_id, args["code"])
+    `code` and confirms nothing. Wrong codes count per client address: each address
+    may try 10 for a confirmation, and none stops the right code from another
+    address; codes tried are rate-limited per client address (`REFEREE_CONFIRM_RATE`)."""
+    return accounts.confirm(service(), player_id, args["code"], limits.address(request.remote_addr))
 
 
 @blp.route("/players/<player_id>/ratings", methods=["GET"])
