@@ -13,6 +13,7 @@ import hmac
 import time
 
 from referee.caller import token_hash
+from referee.entries import check_name
 from referee.errors import Unauthenticated
 from referee.events import utcnow
 from referee.games import engine as engine_by_name
@@ -31,7 +32,7 @@ class NoSuchPlayer(RefereeError):
 def _name(value) -> str:
     if not isinstance(value, str) or not 1 <= len(value) <= 100 or not value.strip():
         raise MalformedMove("name is a string of 1 to 100 characters", field="name")
-    return value
+    return check_name(value, "name")
 
 
 def register(service, body: dict) -> dict:
