@@ -37,7 +37,7 @@ def player_page(player_id):
 @pages.route("/players/<player_id>/confirm", methods=["GET"])
 def confirm_form(player_id):
     try:
-        accounts.profile(service(), player_id)
+        accounts.player_record(service(), player_id)
     except accounts.NoSuchPlayer:
         abort(404)
     code = request.args.get("code", "")[:64]
