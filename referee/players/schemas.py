@@ -10,7 +10,8 @@ from schemas import Strict
 
 class PlayerRegister(Strict):
     name = fields.String(required=True, validate=validate.Length(min=1, max=100),
-                         metadata={"description": "the player's name, 1 to 100 characters (public)"})
+                         metadata={"description": "the player's name, 1 to 100 characters, no control or "
+                                                  "bidirectional formatting character (public)"})
     email = fields.String(metadata={"description": "an address: mailed one confirmation message, and "
                                                    "nothing else until it is confirmed (private)"})
     webhook = fields.String(metadata={"description": "http(s) URL for the player's notices; loopback and "
@@ -174,7 +175,8 @@ class JoinGame(Strict):
 
 class FillSeat(Strict):
     bot = fields.String(required=True, validate=validate.OneOf(["random", "basic"]))
-    name = fields.String(validate=validate.Length(min=1, max=100))
+    name = fields.String(validate=validate.Length(min=1, max=100), metadata={
+        "description": "the bot's name, 1 to 100 characters, no control or bidirectional formatting character"})
 
 
 class Joined(Schema):
