@@ -11,9 +11,14 @@ none of them.
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Callable
 
 from referee.errors import MalformedMove
+
+# The bidirectional formatting characters (marks, embeddings, overrides, isolates):
+# a name holding one can turn the text around it, in a subject, a table or a page.
+BIDI_FORMATTING = frozenset("\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
 
 # key -> checker(value, field) returning the value to keep (None: keep nothing).
 # Each feature that reads a key of a player entry registers it (``register``)
@@ -104,8 +109,8 @@ def parse_player(entry, index: int | None, service=None, where: str | None = Non
                                 f"give {{{key!r}: ...}} alone", field=_at(where, sorted(set(entry) - {key})[0]))
         return RESOLVERS[key](service, entry[key], _at(where, key))
     name = entry.get("name")
-    if isinstance(name, str):
-        name = name.strip()
+    if isinstance(name, str):  # checked as given: trimming would hide a line break at an end
+        name = check_name(name, _at(where, "name")).strip()
     if not isinstance(name, str) or not 1 <= len(name) <= 100:
         raise MalformedMove("a player's name is a string of 1 to 100 characters, not only spaces",
                             field=_at(where, "name"))
@@ -121,6 +126,30 @@ def parse_player(entry, index: int | None, service=None, where: str | None = Non
         if checked is not None:
             out[key] = checked
     return out
+
+
+def unfit(ch: str) -> bool:
+    """Whether a name may not hold ``ch``: a control character (Unicode category
+    Cc: line breaks, NUL, escape...) or a bidirectional formatting character."""
+    return ch in BIDI_FORMATTING or unicodedata.category(ch) == "Cc"
+
+
+def check_name(name: str, field: str) -> str:
+    """``name`` as given, or 400 naming ``field`` if it holds a character ``unfit``
+    for a name: every name the referee takes (a player's, a seat's, a bot's, a
+    league's) passes here, so none can break an e-mail header or turn a page's text."""
+    bad = next((ch for ch in name if unfit(ch)), None)
+    if bad is not None:
+        raise MalformedMove(f"a name holds no control or bidirectional formatting characters, and this one "
+                            f"holds U+{ord(bad):04X}", field=field)
+    return name
+
+
+def printable(text: str) -> str:
+    """``text`` with every character ``unfit`` for a name made a space: for a name
+    stored before ``check_name`` refused such characters, wherever it is written
+    into one line (an e-mail's subject)."""
+    return "".join(" " if unfit(ch) else ch for ch in text)
 
 
 def same_name(a: str, b: str) -> bool:

@@ -150,8 +150,9 @@ class ReplaceSeat(Schema):
         unknown = INCLUDE
         openapi = {"oneOf": [PLAYER, PLAYER_SEAT]}
 
-    name = fields.Raw(metadata={"description": "the new player's name, 1 to 100 characters (required "
-                                              "unless `player` is given)"})
+    name = fields.Raw(metadata={"description": "the new player's name, 1 to 100 characters, no control "
+                                              "or bidirectional formatting character (required unless "
+                                              "`player` is given)"})
     player = fields.Raw(metadata={"description": "a registered player's id, alone: the seat takes the "
                                                 "player's name and contacts, and the player's token acts for it"})
     email = fields.Raw(metadata={"description": "the new player's e-mail address (private)"})

@@ -107,7 +107,8 @@ PLAYER = {
     "type": "object", "required": ["name"], "additionalProperties": False,
     "description": "A player: a name and, each optional, private contacts or a bot to play the seat",
     "properties": {
-        "name": {"type": "string", "minLength": 1, "maxLength": 100},
+        "name": {"type": "string", "minLength": 1, "maxLength": 100,
+                 "description": "no control or bidirectional formatting character"},
         "email": {"type": "string", "format": "email", "nullable": True},
         "webhook": {"type": "string", "format": "uri", "nullable": True,
                     "description": "http(s); loopback and private addresses refused"},

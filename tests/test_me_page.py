@@ -155,3 +155,27 @@ def test_an_invitation_is_joined_from_the_page(site, browser):
     game = client.get(f"/v1/games/{gid}").json
     assert game["status"] in ("active", "settling")
     assert no_sideways_scroll(browser)
+
+
+def test_more_of_the_players_games_come_a_page_at_a_time(site, browser):
+    """More current games than a page: the page lists the first page's games, and its
+    More button (Enter) adds the next page's, then hides itself on the last."""
+    from referee.players import current
+
+    url, client, app = site
+    dee = register(client, "Dee")
+    made = []
+    for k in range(current.PAGE + 2):  # Dee leads none of them: none waits on her
+        r = client.post("/v1/games", json={"game": "king-of-danger", "players": [{"player": dee["id"]}, f"O{k}"]},
+                        headers={"Authorization": f"Bearer {dee['token']}"})
+        assert r.status_code == 201, r.json
+        made.append(r.json["id"])
+    browser.get(f"{url}/me#token={dee['token']}")
+    kit.wait(browser, lambda d: len(texts(d, "current")) == current.PAGE)
+    more = browser.find_element("id", "more-games")
+    assert more.is_displayed() and texts(browser, "waiting") == ["No game is waiting on you."]
+    more.send_keys("\n")
+    kit.wait(browser, lambda d: len(texts(d, "current")) == current.PAGE + 2)
+    assert [next(g for g in made if g in t) for t in texts(browser, "current")] == made
+    assert not browser.find_element("id", "more-games").is_displayed()
+    assert alert(browser) == "" and no_sideways_scroll(browser)

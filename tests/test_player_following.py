@@ -123,7 +123,8 @@ def test_profiles_show_no_hand_and_no_seed(client):
         assert "profile-secret-seed" not in text and game["seed_commitment"] not in text
         assert "hand" not in text and game["admin_token"] not in text
     me = client.get("/v1/players/me", headers=auth(ann["token"])).json
-    assert set(me["current_games"][0]) == {"id", "game", "title", "players", "seat", "status", "version", "created"}
+    assert set(me["current_games"][0]) == {"id", "game", "title", "players", "seat", "status", "version", "created",
+                                           "waiting"}
     assert all(set(w) == {"id", "game", "title", "players", "seat", "version", "created", "deadline"} for w in me["waiting"])
 
 

@@ -43,6 +43,9 @@ from werkzeug.exceptions import TooManyRequests
 
 DEFAULTS = {"REFEREE_MOVE_RATE": "1200/minute", "REFEREE_AUTH_FAIL_RATE": "120/minute",
             "REFEREE_AUDIT_RATE": "60/minute",
+            # confirmation codes tried per client address, any player's (each address
+            # also has ten tries per confirmation: referee/players/confirmation.py)
+            "REFEREE_CONFIRM_RATE": "60/hour",
             # players registered per client address: each may mail a confirmation
             "REFEREE_REGISTER_RATE": "20/hour"}
 PREFIX = "referee-limits"
@@ -251,9 +254,13 @@ class Limiter:
         # Windows this process has refused lately: a flood meets its 429 before the
         # move is judged, not in the append after it (the keys name their window).
         self._refused: set[str] = set()
+        # endpoints counted as another: the confirmation page posts codes as the API does
+        self.counted_as = {"player_pages.confirm_post": "players.confirm"}
         # endpoint -> (rate's environment name, the key of the counter it hits)
         self.routes = {"games.moves": ("REFEREE_MOVE_RATE", token_key),
                        "games.inbound_email": ("REFEREE_MOVE_RATE", token_key),
+                       "players.confirm": ("REFEREE_CONFIRM_RATE", by_address),
+                       "player_pages.confirm_post": ("REFEREE_CONFIRM_RATE", by_address),
                        "games.audit": ("REFEREE_AUDIT_RATE", by_address),
                        "players.register": ("REFEREE_REGISTER_RATE", by_address)}
 
@@ -290,7 +297,8 @@ class Limiter:
         now = time.time()
         failed = _windows("auth-fail", address(remote), rate("REFEREE_AUTH_FAIL_RATE"), now)
         route = self.routes.get(endpoint)
-        hits = _windows(endpoint, route[1](authorization, remote), rate(route[0]), now) if route else []
+        hits = _windows(self.counted_as.get(endpoint, endpoint), route[1](authorization, remote),
+                        rate(route[0]), now) if route else []
         # a move's game record comes along (read by the view otherwise)
         if (game is not None and self.tallies and self.service.kept(game)
                 and not any(w[0] in self._refused for w in failed + hits)):

@@ -5,13 +5,26 @@ points) are checked by ``setup.league_terms``, whose refusals name their field."
 
 from __future__ import annotations
 
-from marshmallow import Schema, fields, validate
+from marshmallow import Schema, ValidationError, fields, validate
 
+from referee.entries import check_name
+from referee.errors import MalformedMove
 from schemas import Strict
 
 
+def plain_name(value: str) -> None:
+    """A new league's name holds no control or bidirectional formatting character
+    (referee/entries.py ``check_name``). Checked where a league is asked for, not in
+    ``setup.league_terms``, which the audit runs over leagues logged before the rule."""
+    try:
+        check_name(value, "name")
+    except MalformedMove as err:
+        raise ValidationError(err.detail) from None
+
+
 class LeagueCreate(Strict):
-    name = fields.String(required=True, metadata={"description": "1 to 100 characters"})
+    name = fields.String(required=True, validate=plain_name, metadata={
+        "description": "1 to 100 characters, no control or bidirectional formatting character"})
     game = fields.String(required=True, metadata={"description": "a game id"})
     options = fields.Dict(metadata={"description": "the game's options, the same for every game"})
     format = fields.String(required=True, metadata={"description": "round-robin, swiss or tables"})

@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 from email.utils import formataddr, parseaddr
 
+from referee.entries import printable
 from referee.narration import duration, joined, moment, named
 
 DISPLAY_NAME = "Castle Referee"  # the From line's name when REFEREE_MAIL_FROM gives none
@@ -71,7 +72,9 @@ def subject(body: dict) -> str:
     what = _said(body)[0]
     if body["reason"] == "game-over" and body.get("winners"):
         what += f": {joined(body['winners'])} {'wins' if len(body['winners']) == 1 else 'win'}"
-    return f"{game_line(body)}: {what} (#{body['version']}) [{body['game']}]"
+    # one line whatever the names hold: a name stored before names were checked
+    # (referee/entries.py) may hold a line break, which no header may
+    return printable(f"{game_line(body)}: {what} (#{body['version']}) [{body['game']}]")
 
 
 def headline(body: dict) -> str:

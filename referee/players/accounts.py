@@ -13,12 +13,12 @@ import hmac
 import time
 
 from referee.caller import token_hash
+from referee.entries import check_name
 from referee.errors import Unauthenticated
 from referee.events import utcnow
-from referee.games import engine as engine_by_name
 from referee.games.base import MalformedMove, RefereeError
 from referee.mail.contacts import check_email, check_webhook, new_webhook_secret
-from referee.players import confirmation
+from referee.players import confirmation, current
 from referee.players.store import new_player_id, new_player_token, player_of_token, players_of
 
 BOTS = ("random", "basic")
@@ -31,7 +31,7 @@ class NoSuchPlayer(RefereeError):
 def _name(value) -> str:
     if not isinstance(value, str) or not 1 <= len(value) <= 100 or not value.strip():
         raise MalformedMove("name is a string of 1 to 100 characters", field="name")
-    return value
+    return check_name(value, "name")
 
 
 def register(service, body: dict) -> dict:
@@ -81,71 +81,34 @@ def _player(service, player_id) -> dict:
     return found
 
 
-def profile(service, player_id: str) -> dict:
-    """The public profile: read from the player's aggregates, never its history."""
+def player_record(service, player_id) -> dict:
+    """The player's whole record, private parts too, or 404 ``no-such-player``: for a
+    caller that needs to know the player exists, not its profile."""
+    return _player(service, player_id)
+
+
+def profile(service, player_id: str, after: str | None = None, limit: int = current.PAGE) -> dict:
+    """The public profile: read from the player's aggregates, never its history; its
+    current games a page at a time (``after``: the cursor of the page before)."""
     player = _player(service, player_id)
-    return public(service, player)
+    return public(service, player, current.read(service, player["id"]), after, limit)
 
 
-def public(service, player: dict) -> dict:
+def public(service, player: dict, games: list, after: str | None = None, limit: int = current.PAGE) -> dict:
+    """The profile of ``player`` with a page of ``games`` (``current.read``)."""
     players = players_of(service)
     stats = players.stats(player["id"])
+    shown, more = current.page(service, games, after, limit)
     return {"id": player["id"], "name": player["name"], "bot": player["bot"], "created": player["created"],
             "ratings": players.ratings(player["id"]), "games": stats,
             "played": sum(s["played"] for s in stats.values()), "won": sum(s["won"] for s in stats.values()),
-            "current_games": current_games(service, player["id"]),
+            "current_games": shown, "current_games_next": more,
             "leagues": [lg for find in LEAGUES_OF for lg in find(service, player["id"])]}
 
 
 # Where a player's leagues are found: registered by referee/system.py (the leagues
 # room follows the players', so the players' room names it not).
 LEAGUES_OF: list = []
-
-
-OPEN_STATUSES = ("active", "settling")
-
-
-def _title(game: str) -> str:
-    """The game's name as players say it ("King of Danger")."""
-    try:
-        return engine_by_name(game).title
-    except RefereeError:
-        return game
-
-
-def current_games(service, player_id: str) -> list[dict]:
-    """The games the player holds a seat in and that have not ended, oldest first:
-    ``{id, game, seat, status, version}`` each. Read from the player's index (its
-    current games only, however many it finished), then each game's record: an
-    entry a crash left behind for an ended game is simply not shown."""
-    out = []
-    for gid, seat in players_of(service).seats(player_id).items():
-        rec = service.store.record(gid)
-        if rec is not None and rec.status in OPEN_STATUSES:
-            out.append({"id": gid, "game": rec.game, "title": _title(rec.game), "players": rec.players,
-                        "seat": seat, "status": rec.status, "version": rec.version,
-                        "created": rec.created_at})
-    out.sort(key=lambda g: (g["created"], g["id"]))
-    return out
-
-
-def waiting(service, games: list[dict]) -> list[dict]:
-    """Of the player's current games, those waiting on the player's move: the
-    nearest deadline first, then the games without a clock, oldest first."""
-    out = []
-    for g in games:
-        try:
-            summary = service.summary(g["id"])
-        except RefereeError:  # gone meanwhile
-            continue
-        if g["seat"] in summary["to_act"]:
-            due = [d["deadline"] for d in summary["deadlines"] if d["seat"] == g["seat"]]
-            out.append({"id": g["id"], "game": g["game"], "title": g["title"], "players": g["players"],
-                        "seat": g["seat"], "version": summary["version"],
-                        "created": g["created"], "deadline": due[0] if due else None})
-    # the nearest deadline first, then games without a clock, the oldest first
-    out.sort(key=lambda g: (g["deadline"] is None, g["deadline"] or "", g["created"], g["id"]))
-    return out
 
 
 def authenticate(service, token: str | None) -> dict:
@@ -169,10 +132,13 @@ def is_players_token(service, token: str | None) -> bool:
     return True
 
 
-def me(service, token: str | None) -> dict:
+def me(service, token: str | None, after: str | None = None, limit: int = current.PAGE) -> dict:
+    """The caller's own profile: a page of its current games, its contacts and the
+    games waiting on it (at most ``current.WAITING``)."""
     player = authenticate(service, token)
-    shown = public(service, player)
-    return {**shown, "contacts": private(player), "waiting": waiting(service, shown["current_games"])}
+    games = current.read(service, player["id"])
+    return {**public(service, player, games, after, limit), "contacts": private(player),
+            "waiting": current.waiting(service, games)}
 
 
 def private(player: dict) -> dict:
@@ -228,10 +194,11 @@ def change(service, token: str | None, body: dict) -> dict:
     return out
 
 
-def confirm(service, player_id: str, code) -> dict:
-    """Confirm the player's address with the code from its message."""
+def confirm(service, player_id: str, code, client: str) -> dict:
+    """Confirm the player's address with the code from its message, sent by the
+    client at address ``client`` (its tries are counted apart from others')."""
     player = _player(service, player_id)
-    done = confirmation.check(service, player, code)
+    done = confirmation.check(service, player, code, client)
     contacts = {**player["contacts"], "email_confirmed": True}
     if not player["contacts"].get("email_confirmed"):
         players_of(service).update(player["id"], contacts, done)

@@ -7,7 +7,7 @@ import hashlib
 from flask import Response, request
 from flask_smorest import Blueprint
 
-from referee.api import bodies
+from referee.api import bodies, limits
 from referee.api.openapi import PUBLIC, TOKEN, binary, refusals
 from referee.api.routes import bearer, service, timed
 from referee.players import accounts, lobby, pictures
@@ -35,14 +35,16 @@ def register(args):
 
 
 @blp.route("/players/me", methods=["GET"])
+@blp.arguments(s.PlayerGamesArgs(), location="query")
 @blp.response(200, s.PlayerMe)
 @blp.doc(operationId="getMe", security=TOKEN)
-@refusals(blp, 401)
+@refusals(blp, 400, 401)
 @timed("players-me")
-def me():
+def me(args):
     """The caller's own player (player token): the profile, its contacts, the games waiting on
-    it, and the open games keeping a seat for its confirmed address (`invitations`)."""
-    out = accounts.me(service(), bearer())
+    it, and the open games keeping a seat for its confirmed address (`invitations`).
+    `current_games` is a page, as on the profile (`?after=CURSOR&limit=N`)."""
+    out = accounts.me(service(), bearer(), args.get("after"), args["limit"])
     return {**out, "invitations": lobby.invitations(service(), accounts.authenticate(service(), bearer()))}
 
 
@@ -60,13 +62,16 @@ def change_me(args):
 
 
 @blp.route("/players/<player_id>", methods=["GET"])
+@blp.arguments(s.PlayerGamesArgs(), location="query")
 @blp.response(200, s.PlayerProfile)
-@refusals(blp, 404)
+@refusals(blp, 400, 404)
 @timed("players-profile")
 @blp.doc(operationId="getPlayer", security=PUBLIC)
-def profile(player_id):
-    """A player's public profile: name, rating per game, games played and won."""
-    return accounts.profile(service(), player_id)
+def profile(args, player_id):
+    """A player's public profile: name, rating per game, games played and won, and its
+    current games a page at a time, those waiting on the player first: pass the
+    answer's `current_games_next` as `after` for the next page (null on the last)."""
+    return accounts.profile(service(), player_id, args.get("after"), args["limit"])
 
 
 @blp.route("/players/<player_id>/confirm", methods=["POST"])
@@ -78,8 +83,10 @@ def profile(player_id):
 def confirm(args, player_id):
     """Confirm the player's e-mail address with the code from its confirmation message
     (no token needed: the code is the proof). A wrong or expired code is 403 naming
-    `code` and confirms nothing."""
-    return accounts.confirm(service(), player_id, args["code"])
+    `code` and confirms nothing. Wrong codes count per client address: each address
+    may try 10 for a confirmation, and none stops the right code from another
+    address; codes tried are rate-limited per client address (`REFEREE_CONFIRM_RATE`)."""
+    return accounts.confirm(service(), player_id, args["code"], limits.address(request.remote_addr))
 
 
 @blp.route("/players/<player_id>/ratings", methods=["GET"])

@@ -50,16 +50,19 @@ class PlayerStore:
 
     def get(self, player_id: str) -> dict | None:
         """The whole record, private parts too: {id, name, bot, created, token_hash,
-        contacts, confirm, attempts} (``attempts``: wrong codes tried since the last
-        confirmation was issued). None: no such player."""
+        contacts, confirm}. None: no such player."""
         raise NotImplementedError
 
     def update(self, player_id: str, contacts: dict, confirm: dict | None) -> None:
-        """Rewrite the private parts; a new ``confirm`` starts its attempts at 0."""
+        """Rewrite the private parts; a new ``confirm`` starts its codes' tries afresh."""
         raise NotImplementedError
 
-    def wrong_code(self, player_id: str) -> int:
-        """Count one wrong confirmation code; returns how many so far."""
+    def take_try(self, player_id: str, client: str, most: int, ttl: float) -> bool:
+        """Count one confirmation code tried for the player from ``client`` (a client
+        address's hash), in one atomic step: True if fewer than ``most`` were tried
+        from it since the player's confirmation was last set, else False (nothing
+        counted). Each client's count is its own, so nobody's guesses use up another
+        client's tries; a count lives ``ttl`` seconds at least (a code's life)."""
         raise NotImplementedError
 
     # ---- confirmation mail ------------------------------------------------------------

@@ -10,8 +10,9 @@ knows its public address, a link) and nothing else until it is confirmed:
   link and fixed words, so it cannot carry anybody's advertisement.
 - The code is an HMAC of the player, the address and the moment it was issued,
   under the server's mail secret (referee/mail/sending.py ``mail_secret``): never
-  stored, it works only for that player and address, until the window ends, and
-  for at most ``MAX_TRIES`` wrong guesses.
+  stored, it works only for that player and address, until the window ends. Each
+  client address may try ``MAX_TRIES`` codes per confirmation (``check``), and
+  ``REFEREE_CONFIRM_RATE`` codes an hour across players (referee/api/limits.py).
 
 The message is written as due in the player store first, then sent by a thread
 at once and, if that fails, by ``deliver_due`` with backoff, each due message
@@ -101,22 +102,30 @@ def _quietly(service) -> None:
         pass
 
 
-def check(service, player: dict, code) -> dict:
+def client_key(client: str) -> str:
+    """The store's name for a client address (a hash: no address is kept)."""
+    return hashlib.sha256(f"client|{client}".encode()).hexdigest()[:32]
+
+
+def check(service, player: dict, code, client: str) -> dict:
     """The player's confirmation, confirmed by ``code``; refused (403, naming the
-    field ``code``) when the code is wrong, expired or guessed too often. Changes
-    nothing but the count of wrong codes."""
+    field ``code``) when the code is wrong or expired, or when ``client`` (the
+    asking client's address) has tried ``MAX_TRIES`` codes for this confirmation
+    already. Each code is counted before it is compared, in one atomic step of the
+    store, so however many arrive at once no client has more than ``MAX_TRIES``
+    compared; and each client's tries are its own, so a stranger's guesses never
+    stop the right code from working for its owner. Changes nothing but that count."""
     confirm = player.get("confirm")
     if not isinstance(code, str) or not 1 <= len(code) <= 64:
         raise MalformedMove("code is the code from the confirmation message", field="code")
     given = code.strip().replace("-", "").replace(" ", "").upper()
     if confirm is None:
         raise WrongCode("this player has no e-mail address waiting to be confirmed", field="code")
-    if player.get("attempts", 0) >= MAX_TRIES:
-        raise CodeExpired(f"{MAX_TRIES} wrong codes were tried: this confirmation no longer works; "
-                          "set the address again once its window has passed", field="code")
+    if not players_of(service).take_try(player["id"], client_key(client), MAX_TRIES, window()):
+        raise CodeExpired(f"{MAX_TRIES} codes were tried from this address: this confirmation no longer "
+                          "works from here; set the address again once its window has passed", field="code")
     wanted = code_for(service, player["id"], confirm["email"], confirm["issued"])
     if not confirm.get("mailed") or not hmac.compare_digest(wanted, given):
-        players_of(service).wrong_code(player["id"])
         raise WrongCode("that is not the code sent to this player's address", field="code")
     if confirm.get("confirmed"):
         return confirm  # confirmed already (a link followed twice): the same answer

@@ -278,7 +278,8 @@ def fill(service, game_id: str, token: str | None, seat, body: dict) -> dict:
     _token_given(token)
     if not isinstance(body, dict) or set(body) - {"bot", "name"} or "bot" not in body:
         raise MalformedMove("the body is {bot, name?}", field="bot")
-    entry = entries.parse_player({"name": body.get("name") or f"{body['bot']} bot", "bot": body["bot"]}, 0)
+    entry = entries.parse_player({"name": body.get("name") or f"{body['bot']} bot", "bot": body["bot"]}, None,
+                                 where="")  # refusals name the body's own fields
     for _ in range(50):
         record, text = _read(service, game_id)
         _admin(record, token)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from flask import Blueprint, abort, render_template, request
 
+from referee.api import limits
 from referee.api.routes import service
 from referee.games.base import RefereeError
 from referee.players import accounts
@@ -36,7 +37,7 @@ def player_page(player_id):
 @pages.route("/players/<player_id>/confirm", methods=["GET"])
 def confirm_form(player_id):
     try:
-        accounts.profile(service(), player_id)
+        accounts.player_record(service(), player_id)
     except accounts.NoSuchPlayer:
         abort(404)
     code = request.args.get("code", "")[:64]
@@ -47,7 +48,7 @@ def confirm_form(player_id):
 def confirm_post(player_id):
     code = request.form.get("code", "")
     try:
-        accounts.confirm(service(), player_id, code)
+        accounts.confirm(service(), player_id, code, limits.address(request.remote_addr))
     except accounts.NoSuchPlayer:
         abort(404)
     except RefereeError as err:

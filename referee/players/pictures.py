@@ -51,6 +51,6 @@ def layout(history: list[dict]) -> dict:
 
 
 def draw(service, player_id: str, game: str) -> str:
-    player = accounts.profile(service, player_id)  # 404 for no such player
+    player = accounts.player_record(service, player_id)  # 404 for no such player
     history = players_of(service).history(player["id"], game, limit=POINTS, newest=True)
     return render_template("players/rating.svg", name=player["name"], game=game, **layout(history))

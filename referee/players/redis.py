@@ -70,10 +70,20 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
 return 1
 """
 
+# KEYS: the player, its confirmation codes' tries (one slot: the player's)
 UPDATE = """
 local old = redis.call('HGET', KEYS[1], 'confirm') or ''
 redis.call('HSET', KEYS[1], 'contacts', ARGV[1], 'confirm', ARGV[2])
-if old ~= ARGV[2] then redis.call('HSET', KEYS[1], 'attempts', 0) end
+if old ~= ARGV[2] then redis.call('DEL', KEYS[2]) end
+return 1
+"""
+
+# KEYS: the player's confirmation codes' tries (client -> count).
+# ARGV: the client, the most tries, how long the count lives (ms).
+TAKE_TRY = """
+if tonumber(redis.call('HGET', KEYS[1], ARGV[1]) or '0') >= tonumber(ARGV[2]) then return 0 end
+redis.call('HINCRBY', KEYS[1], ARGV[1], 1)
+if redis.call('PTTL', KEYS[1]) < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[3]) end
 return 1
 """
 
@@ -110,6 +120,7 @@ class RedisPlayers(PlayerStore):
         self._apply = r.register_script(APPLY)
         self._finish = r.register_script(FINISH)
         self._update = r.register_script(UPDATE)
+        self._take_try = r.register_script(TAKE_TRY)
         self._claim_mail = r.register_script(CLAIM_MAIL)
         self._swap = r.register_script(SWAP)
 
@@ -118,7 +129,7 @@ class RedisPlayers(PlayerStore):
     def create(self, player, token_hash, contacts, confirm):
         fields = {"id": player["id"], "name": player["name"], "bot": player.get("bot") or "",
                   "created": player["created"], "token_hash": token_hash, "contacts": json.dumps(contacts),
-                  "confirm": "" if confirm is None else json.dumps(confirm), "attempts": 0}
+                  "confirm": "" if confirm is None else json.dumps(confirm)}
         if not self.r.hsetnx(_p(player["id"], "player"), "id", player["id"]):
             raise ValueError(f"player {player['id']} exists already")
         self.r.hset(_p(player["id"], "player"), mapping=fields)
@@ -130,14 +141,15 @@ class RedisPlayers(PlayerStore):
         h = {k.decode(): v.decode() for k, v in h.items()}
         return {"id": h["id"], "name": h["name"], "bot": h["bot"] or None, "created": h["created"],
                 "token_hash": h["token_hash"], "contacts": json.loads(h["contacts"]),
-                "confirm": json.loads(h["confirm"]) if h["confirm"] else None, "attempts": int(h["attempts"])}
+                "confirm": json.loads(h["confirm"]) if h["confirm"] else None}
 
     def update(self, player_id, contacts, confirm):
-        self._update(keys=[_p(player_id, "player")],
+        self._update(keys=[_p(player_id, "player"), _p(player_id, "confirm-tries")],
                      args=[json.dumps(contacts), "" if confirm is None else json.dumps(confirm)])
 
-    def wrong_code(self, player_id):
-        return int(self.r.hincrby(_p(player_id, "player"), "attempts", 1))
+    def take_try(self, player_id, client, most, ttl):
+        return bool(self._take_try(keys=[_p(player_id, "confirm-tries")],
+                                   args=[client, most, max(1, int(ttl * 1000))]))
 
     # ---- confirmation mail ------------------------------------------------------------
 

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from marshmallow import Schema, fields, validate
 
+from referee.players.current import MAX_PAGE, PAGE, WAITING
 from schemas import Strict
 
 
 class PlayerRegister(Strict):
     name = fields.String(required=True, validate=validate.Length(min=1, max=100),
-                         metadata={"description": "the player's name, 1 to 100 characters (public)"})
+                         metadata={"description": "the player's name, 1 to 100 characters, no control or "
+                                                  "bidirectional formatting character (public)"})
     email = fields.String(metadata={"description": "an address: mailed one confirmation message, and "
                                                    "nothing else until it is confirmed (private)"})
     webhook = fields.String(metadata={"description": "http(s) URL for the player's notices; loopback and "
@@ -49,6 +51,14 @@ class PlayerGame(Schema):
     status = fields.String(metadata={"description": "active or settling"})
     version = fields.Integer()
     created = fields.String()
+    waiting = fields.Boolean(metadata={"description": "the player's seat is to act"})
+
+
+class PlayerGamesArgs(Strict):
+    after = fields.String(validate=validate.Length(min=1, max=200), metadata={
+        "description": "the cursor: the `current_games_next` of the page before"})
+    limit = fields.Integer(load_default=PAGE, validate=validate.Range(min=1, max=MAX_PAGE), metadata={
+        "description": f"at most this many current games (1-{MAX_PAGE}, default {PAGE})"})
 
 
 class PlayerWaiting(Schema):
@@ -74,7 +84,11 @@ class PlayerProfile(Schema):
     played = fields.Integer()
     won = fields.Integer()
     current_games = fields.List(fields.Nested(PlayerGame), metadata={
-        "description": "the games the player holds a seat in that have not ended, oldest first"})
+        "description": f"a page of the games the player holds a seat in that have not ended (at most "
+                       f"`limit`, {PAGE} by default): those waiting on the player's move first, then the "
+                       "others, each the oldest first"})
+    current_games_next = fields.String(allow_none=True, metadata={
+        "description": "pass as `after` for the next page of current games; null on the last page"})
     leagues = fields.List(fields.Dict(), metadata={
         "description": "the player's leagues, the newest first (at most 20): "
                        "{id, name, game, format, created_at, status, version}"})
@@ -99,7 +113,8 @@ class PlayerInvitation(Schema):
 class PlayerMe(PlayerProfile):
     contacts = fields.Nested(PlayerContacts)
     waiting = fields.List(fields.Nested(PlayerWaiting), metadata={
-        "description": "the games waiting on this player's move: nearest deadline first, then oldest"})
+        "description": f"the games waiting on this player's move (at most {WAITING}): nearest deadline "
+                       "first, then oldest"})
     invitations = fields.List(fields.Nested(PlayerInvitation), metadata={
         "description": "GET only: the open games keeping a seat for the player's confirmed address"})
     webhook_secret = fields.String(metadata={"description": "after a new webhook URL: its secret, shown once"})
@@ -160,7 +175,8 @@ class JoinGame(Strict):
 
 class FillSeat(Strict):
     bot = fields.String(required=True, validate=validate.OneOf(["random", "basic"]))
-    name = fields.String(validate=validate.Length(min=1, max=100))
+    name = fields.String(validate=validate.Length(min=1, max=100), metadata={
+        "description": "the bot's name, 1 to 100 characters, no control or bidirectional formatting character"})
 
 
 class Joined(Schema):

@@ -43,6 +43,9 @@ CREATE TABLE IF NOT EXISTS player_mail (
     player TEXT PRIMARY KEY, next_try REAL NOT NULL, attempts INTEGER NOT NULL, error TEXT);
 CREATE INDEX IF NOT EXISTS player_mail_due ON player_mail (next_try);
 CREATE TABLE IF NOT EXISTS address_owners (address TEXT PRIMARY KEY, player TEXT NOT NULL) WITHOUT ROWID;
+-- confirmation codes tried, per player and client address (``players.attempts`` is no longer read)
+CREATE TABLE IF NOT EXISTS confirm_tries (
+    player TEXT NOT NULL, client TEXT NOT NULL, n INTEGER NOT NULL, PRIMARY KEY (player, client)) WITHOUT ROWID;
 """
 
 
@@ -58,28 +61,29 @@ class SqlitePlayers(SideTables, PlayerStore):
                           json.dumps(contacts), None if confirm is None else json.dumps(confirm)))
 
     def get(self, player_id):
-        rows = self._read("SELECT id, name, bot, created, token_hash, contacts, confirm, attempts "
+        rows = self._read("SELECT id, name, bot, created, token_hash, contacts, confirm "
                           "FROM players WHERE id = ?", (player_id,))
         if not rows:
             return None
         r = rows[0]
         return {"id": r[0], "name": r[1], "bot": r[2], "created": r[3], "token_hash": r[4],
-                "contacts": json.loads(r[5]), "confirm": None if r[6] is None else json.loads(r[6]),
-                "attempts": r[7]}
+                "contacts": json.loads(r[5]), "confirm": None if r[6] is None else json.loads(r[6])}
 
     def update(self, player_id, contacts, confirm):
         with self._tx() as conn:
             old = conn.execute("SELECT confirm FROM players WHERE id = ?", (player_id,)).fetchall()
             fresh = json.dumps(confirm) if confirm is not None else None
-            reset = ", attempts = 0" if old and old[0][0] != fresh else ""
-            conn.execute(f"UPDATE players SET contacts = ?, confirm = ?{reset} WHERE id = ?",
+            conn.execute("UPDATE players SET contacts = ?, confirm = ? WHERE id = ?",
                          (json.dumps(contacts), fresh, player_id))
+            if old and old[0][0] != fresh:
+                conn.execute("DELETE FROM confirm_tries WHERE player = ?", (player_id,))
 
-    def wrong_code(self, player_id):
+    def take_try(self, player_id, client, most, ttl):
+        # one statement in one transaction: a count read and raised at once (a
+        # count already at ``most`` is left as it is, and no row changes)
         with self._tx() as conn:
-            conn.execute("UPDATE players SET attempts = attempts + 1 WHERE id = ?", (player_id,))
-            rows = conn.execute("SELECT attempts FROM players WHERE id = ?", (player_id,)).fetchall()
-        return rows[0][0] if rows else 0
+            return conn.execute("INSERT INTO confirm_tries VALUES (?, ?, 1) ON CONFLICT (player, client) "
+                                "DO UPDATE SET n = n + 1 WHERE n < ?", (player_id, client, most)).rowcount == 1
 
     # ---- confirmation mail ------------------------------------------------------------
 

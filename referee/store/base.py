@@ -184,6 +184,16 @@ class Store:
         here) and the seats to act (None for a game no append has told yet)."""
         ...
 
+    def glance(self, game_ids: list[str], players: bool = False) -> dict[str, dict]:
+        """What the listing keeps of each of these games, read for all at once (no
+        log; the record only with ``players``): ``{id: {game, created_at, status,
+        version, to_act, timer}}`` for each game found, ``to_act`` None for a game
+        not moved since 0.3.0, ``timer`` the game's next clock moment (None without
+        one); with ``players``, its ``players`` too (the names, seat order). A
+        player's current games are read so (referee/players/accounts.py), however
+        many the player holds a seat in."""
+        ...
+
     def games(self, status: str | None = None, limit: int | None = None) -> list[dict]:
         """Every game (or the first ``limit``), page by page."""
         out: list[dict] = []

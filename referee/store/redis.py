@@ -405,6 +405,27 @@ class RedisStore(Store):
             out.append(row)
         return out, (members[-1].rpartition("|")[2] if more else None)
 
+    def glance(self, game_ids, players=False):
+        ids = list(game_ids)
+        if not ids:
+            return {}
+        fields = ("game", "created_at", "status", "version", "to_act", "timer") + (("record",) if players else ())
+        pipe = self.r.pipeline(transaction=False)  # one trip, keys on any shard
+        for gid in ids:
+            pipe.hmget(_k(gid, "meta"), *fields)
+        out, acting = {}, {}  # the seats to act: a few texts, each read once
+        for gid, meta in zip(ids, pipe.execute(), strict=True):
+            if meta[0] is None:
+                continue
+            if meta[4] is not None and meta[4] not in acting:
+                acting[meta[4]] = json.loads(meta[4])
+            out[gid] = {"game": meta[0].decode(), "created_at": meta[1].decode(), "status": meta[2].decode(),
+                        "version": int(meta[3]), "to_act": acting.get(meta[4]),
+                        "timer": None if meta[5] is None else meta[5].decode()}
+            if players:
+                out[gid]["players"] = json.loads(meta[6])["players"]
+        return out
+
     def _counted(self, game_id: str) -> int:
         """The moves of a game stored before the count was kept, counted once."""
         return int(self._count_moves(keys=[_k(game_id, "log"), _k(game_id, "meta")]))

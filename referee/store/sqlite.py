@@ -330,6 +330,22 @@ class SqliteStore(Store):
                 "to_act": None if r[7] is None else json.loads(r[7])} for r in rows[:limit]]
         return out, (out[-1]["id"] if len(rows) > limit else None)
 
+    def glance(self, game_ids, players=False):
+        if not game_ids:
+            return {}
+        # the ids as one JSON parameter: any number of them in one statement
+        names = ", json_extract(record, '$.players')" if players else ""
+        rows = self._conn().execute(f"SELECT id, game, created_at, status, version, to_act, timer{names} "
+                                    "FROM games WHERE id IN (SELECT value FROM json_each(?))",
+                                    (json.dumps(list(game_ids)),)).fetchall()
+        acting = {t: json.loads(t) for t in {r[5] for r in rows} if t is not None}  # a few texts, each read once
+        out = {r[0]: {"game": r[1], "created_at": r[2], "status": r[3], "version": r[4],
+                      "to_act": acting.get(r[5]), "timer": r[6]} for r in rows}
+        if players:
+            for r in rows:
+                out[r[0]]["players"] = json.loads(r[7])
+        return out
+
     def due_timers(self, now: str, limit: int = 100) -> list[str]:
         rows = self._conn().execute("SELECT id FROM games WHERE timer IS NOT NULL AND timer <= ? "
                                     "ORDER BY timer LIMIT ?", (now, limit)).fetchall()

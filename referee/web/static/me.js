@@ -68,14 +68,43 @@
     return li;
   }
 
+  // The games waiting on the player are listed apart (at most a bound of them, the
+  // nearest deadline first); current_games comes a page at a time, those waiting
+  // first: each page adds the games not listed yet to "Your other games".
+  var listed = {}, next = null;
+
+  function currentItem(g) { return gameItem(g, g.waiting ? "waiting on you" : g.status); }
+
+  function addPage(games) {
+    var list = $("current"), fresh = (games || []).filter(function (g) { return !listed[g.id]; });
+    if (fresh.length && list.getAttribute("data-empty")) { list.textContent = ""; list.removeAttribute("data-empty"); }
+    fresh.forEach(function (g) { listed[g.id] = true; list.appendChild(currentItem(g)); });
+  }
+
+  function showMore(cursor) {
+    next = cursor;
+    $("more-games").hidden = !cursor;
+  }
+
+  function more() {
+    var button = $("more-games");
+    button.disabled = true;
+    fetch("/v1/players/me?after=" + encodeURIComponent(next), { headers: { "Authorization": "Bearer " + token } })
+      .then(function (r) { return r.ok ? r.json() : Promise.reject(r.status); })
+      .then(function (me) { button.disabled = false; addPage(me.current_games); showMore(me.current_games_next); },
+            function () { button.disabled = false; say("Your other games could not be read. Try again."); });
+  }
+
   function show(me) {
-    var waitingIds = {};
-    (me.waiting || []).forEach(function (g) { waitingIds[g.id] = true; });
-    var others = (me.current_games || []).filter(function (g) { return !waitingIds[g.id]; });
+    listed = {};
+    (me.waiting || []).forEach(function (g) { listed[g.id] = true; });
     fill($("waiting"), me.waiting, "No game is waiting on you.", function (g) {
       return gameItem(g, g.deadline ? "play by " + g.deadline.slice(0, 16).replace("T", " ") + " UTC" : "");
     });
-    fill($("current"), others, "No other game in play.", function (g) { return gameItem(g, g.status); });
+    fill($("current"), [], "No other game in play.", currentItem);
+    $("current").setAttribute("data-empty", "1");
+    addPage(me.current_games);
+    showMore(me.current_games_next);
     fill($("invitations"), me.invitations, "No open game is keeping a seat for you.", invitationItem);
     fill($("leagues"), me.leagues, "You are in no league.", leagueItem);
     var n = (me.waiting || []).length;
@@ -98,6 +127,8 @@
     }).then(function (me) { if (me) { say(""); show(me); } },
             function () { say("No answer from the referee. Reload the page to try again."); });
   }
+
+  $("more-games").addEventListener("click", more);
 
   // another token in the address (a fragment change loads nothing): start again with it
   window.addEventListener("hashchange", function () { location.reload(); });
