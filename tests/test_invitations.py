@@ -1,13 +1,14 @@
 """An open game's invitations, mailed through a real SMTP server on both stores: one
 message per address and window (the confirmation's claim), nothing the inviter typed
-in it, every invitation to a confirmed player's address, a failing server's message
-sent once later, and the invitee's way from the message to a started game."""
+in it, one a day from one inviter to a confirmed player's address, a failing server's
+message sent once later, and the invitee's way from the message to a started game."""
 
 from __future__ import annotations
 
 import time
 
-from referee.players import confirmation, invitations
+from referee.players import confirmation
+from referee.players import invitation_mail as invitations
 from referee.players.store import players_of
 from tests.playertools import auth, new_game, register
 from tests.test_players_api import code_in
@@ -40,11 +41,11 @@ def test_an_invitation_arrives_once_with_nothing_the_inviter_typed(client, servi
     (msg,) = arrived(mail, "zoe@players.example", 1)  # two seats, one address: one message
     body = msg.get_content()
     assert "King of Danger" in msg["Subject"] and "King of Danger" in body
-    assert "Ann" in body and "a basic bot" in body and "spam" not in (body + str(msg)).lower()
-    assert f"POST /v1/games/{gid}/join" in body and "POST /v1/players" in body and "confirm" in body
-    assert f"https://referee.example/games/{gid}" in body
-    page = client.get(f"/games/{gid}")  # the link's page: the open game's seats, no address
-    assert page.status_code == 200 and f"/v1/games/{gid}/join" in page.get_data(as_text=True)
+    assert "Ann invites you" in body and "a basic bot" in body and "spam" not in (body + str(msg)).lower()
+    assert "POST /v1/players" not in body  # the link registers the invitee: no API to learn first
+    assert f"https://referee.example/games/{gid}/invitation?seat=1&code=" in body
+    page = client.get(f"/games/{gid}")  # the game's page: the open game's seats, no address
+    assert page.status_code == 200 and 'class="seat-actions"' in page.get_data(as_text=True)
     assert "zoe@" not in page.get_data(as_text=True).lower()
     assert msg["Auto-Submitted"] == "auto-generated"
     invitations.deliver_due(service, now=time.time() + 10**6)  # a later round: nothing twice
@@ -74,16 +75,18 @@ def test_an_unconfirmed_address_gets_one_message_per_window(client, service, mai
     assert first != second
 
 
-def test_a_confirmed_players_address_gets_each_invitation(client, service, mail):
+def test_a_confirmed_players_address_gets_one_invitation_a_day_from_one_inviter(client, service, mail):
     wu = register(client, name="Wu", email="wu@players.example")
     (conf,) = arrived(mail, "wu@players.example", 1)
     r = client.post(f"/v1/players/{wu['id']}/confirm", json={"code": code_in(conf)})
     assert r.status_code == 200, r.json
     games = [new_game(client, [{"invite": "WU@players.example"}, {"open": True}])["id"] for _ in range(2)]
+    ann = register(client, name="Ann")  # another inviter: a message of its own
+    games.append(new_game(client, [{"player": ann["id"]}, {"invite": "wu@players.example"}])["id"])
     got = arrived(mail, "players.example", 3)[1:]
-    assert sorted(m["Message-ID"].split(".")[1] for m in got) == sorted(games)
+    assert sorted(m["Message-ID"].split(".")[1] for m in got) == sorted([games[0], games[2]])
     invited = client.get("/v1/players/me", headers=auth(wu["token"])).json["invitations"]
-    assert [i["id"] for i in invited] == games
+    assert [i["id"] for i in invited] == games  # every one stands, mailed or not
 
 
 def test_a_failing_server_delivers_the_invitation_once_later(client, service, mail):
