@@ -197,6 +197,8 @@ class Summary(Schema):
     seats = fields.List(fields.Raw(), metadata={"description": "an open game's seats: open, invited, "
                                                               "a player's, a bot's"})
     open_seats = fields.Integer(metadata={"description": "an open game's seats still to take"})
+    declined = fields.Integer(metadata={"description": "a cancelled open game: the seat whose invited player "
+                                                       "declined"})
     result = Result()
     stacked = fields.Boolean(required=True)
     deadline = fields.String(required=True, allow_none=True, metadata={

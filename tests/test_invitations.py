@@ -132,3 +132,57 @@ def test_mail_down_does_not_fail_the_creation(client, service, monkeypatch):
     gid = new_game(client, [{"invite": "tom@players.example"}, {"open": True}])["id"]
     assert time.monotonic() - start < 2
     assert client.get(f"/v1/games/{gid}").status_code == 200
+
+
+def link_in(msg) -> str:
+    (url,) = [w for w in msg.get_content().split() if "/invitation?" in w]
+    return url.replace("https://referee.example", "")
+
+
+def test_the_link_registers_the_invitee_and_seats_them(client, service, mail):
+    ann = register(client, name="Ann")
+    gid = new_game(client, [{"player": ann["id"]}, {"invite": "uma@players.example"}])["id"]
+    (msg,) = arrived(mail, "uma@players.example", 1)
+    url = link_in(msg)
+    page = client.get(url)  # opening the link (a mail scanner would) answers nothing
+    text = page.get_data(as_text=True)
+    assert page.status_code == 200 and "Register and accept" in text and "Decline" in text and "Ann" in text
+    assert page.headers["Cache-Control"] == "no-store" and "uma@" not in text
+    assert client.get(f"/v1/games/{gid}").json["status"] == "open"
+    code = url.partition("code=")[2]
+    r = client.post(f"/games/{gid}/invitation", data={"seat": "1", "code": code, "answer": "accept", "name": " "})
+    assert r.status_code == 400 and "Register and accept" in r.get_data(as_text=True)  # a name is needed
+    r = client.post(f"/games/{gid}/invitation", data={"seat": "1", "code": code, "answer": "accept", "name": "Uma"})
+    text = r.get_data(as_text=True)
+    assert r.status_code == 201 and "Your player token" in text and "the game has started" in text, text
+    token = text.split('<code id="token">')[1].split("</code>")[0]
+    me = client.get("/v1/players/me", headers=auth(token)).json
+    assert me["name"] == "Uma" and me["contacts"]["email"] == "uma@players.example"
+    assert me["contacts"]["email_confirmed"] is True  # the code came to that address: it is confirmed
+    assert [g["id"] for g in me["current_games"]] == [gid]
+    assert client.get(f"/v1/games/{gid}/view", headers=auth(token)).json["seat"] == 1
+    assert client.get(f"/v1/games/{gid}").json["players"] == ["Ann", "Uma"]
+    again = client.post(f"/games/{gid}/invitation", data={"seat": "1", "code": code, "answer": "accept",
+                                                          "name": "Uma"})
+    assert again.status_code == 409 and "Your player token" not in again.get_data(as_text=True)
+    assert arrived(mail, "uma@players.example", 1)  # and no confirmation code was mailed: none is needed
+
+
+def test_the_link_of_a_players_invitation_declines(client, service, mail):
+    vic = register(client, name="Vic")
+    players_of(service).update(vic["id"], {"email": "vic@players.example", "email_confirmed": True}, None)
+    ann = register(client, name="Ann")
+    gid = new_game(client, [{"player": ann["id"]}, {"invite_player": vic["id"]}])["id"]
+    (msg,) = arrived(mail, "vic@players.example", 1)
+    assert "Ann invites you" in msg.get_content() and "The seats: Ann, you." in msg.get_content()
+    url = link_in(msg)
+    text = client.get(url).get_data(as_text=True)
+    assert "(as Vic)" in text and ">Accept<" in text and "name=\"name\"" not in text
+    code = url.partition("code=")[2]
+    for seat, forged in (("1", code[:-1] + ("A" if code[-1] != "A" else "B")), ("0", code)):
+        r = client.post(f"/games/{gid}/invitation", data={"seat": seat, "code": forged, "answer": "decline"})
+        assert r.status_code == 403 and client.get(f"/v1/games/{gid}").json["status"] == "open"
+    r = client.post(f"/games/{gid}/invitation", data={"seat": "1", "code": code, "answer": "decline"})
+    assert r.status_code == 200 and "the game is cancelled" in r.get_data(as_text=True)
+    assert client.get(f"/v1/games/{gid}").json["status"] == "cancelled"
+    assert client.get("/v1/players/me", headers=auth(vic["token"])).json["invitations"] == []

@@ -92,11 +92,13 @@ def _quietly(service) -> None:
         pass
 
 
-def _names(players, record: dict) -> list[str]:
+def _names(players, record: dict, you: int) -> list[str]:
     names = []
-    for s in record["seats"]:
+    for i, s in enumerate(record["seats"]):
         pid = s.get("player") or s.get("invite_player")
-        if pid:
+        if i == you:
+            names.append("you")
+        elif pid:
             names.append(((players.get(pid) or {}).get("name")) or "a player")
         elif "invite" in s or "open" in s:
             names.append("an open seat" if "open" in s else "an invited player")
@@ -152,7 +154,7 @@ def message(service, record: dict, seat: int, to: str) -> EmailMessage:
 
     s, players = settings(), players_of(service)
     title = get_engine(record["game"]).title
-    gid, names = record["id"], _names(players, record)
+    gid, names = record["id"], _names(players, record, seat)
     msg = EmailMessage()
     msg["From"] = s["from"]
     msg["To"] = to
