@@ -16,11 +16,7 @@ from referee.caller import Caller
 from referee.errors import NoSuchGame, Unauthenticated
 from referee.games import engine as engine_by_name
 from referee.games.base import RefereeError
-from referee.players import (  # open games; a player seated by their own act
-    invitations,
-    lobby,
-    seating,
-)
+from referee.players import invitations, lobby, seating  # open games; who may seat whom
 from referee.service import GameService
 from schemas.moves import request_examples
 

@@ -65,14 +65,14 @@ class NotInvited(RefereeError):
 KEPT = ("open", "invite", seating.INVITE_PLAYER)  # the keys of a seat not yet taken
 
 
-def is_open(players) -> bool:
-    """Whether a creation's seats ask for an open game."""
-    return isinstance(players, list) and any(isinstance(p, dict) and any(k in p for k in KEPT) for p in players)
-
-
 def free(seat: dict) -> bool:
     """Whether an open game's seat is still to take (open, or kept for someone invited)."""
     return any(k in seat for k in KEPT)
+
+
+def is_open(players) -> bool:
+    """Whether a creation's seats ask for an open game."""
+    return isinstance(players, list) and any(isinstance(p, dict) and free(p) for p in players)
 
 
 def what(game_id: str) -> str:
