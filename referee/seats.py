@@ -12,9 +12,12 @@ token being stored in clear; the record is rewritten again on a retry, which als
 finishes a replacement whose process died between the event and the record.
 Without a key, every call replaces the seat again (and gives another token).
 
-A seat may also be given to a bot (``{"name", "bot": "random" | "basic"}``): the
-event then says ``bot``, the seat keeps no token at all and the referee moves for
-it from then on; giving a bot's seat to a person makes it a person's again.
+A seat may also be given to a bot (``{"name", "bot": "random" | "basic"}``, or a
+bot player, ``{"player": ID}``): the event then says ``bot``, the seat keeps no
+token at all and the referee moves for it from then on; giving a bot's seat to a
+person makes it a person's again. It is never given to a registered player who is
+no bot: a player is seated only by their own act (403 ``forbidden``), and an
+admin's token is nobody's consent but the admin's.
 """
 
 from __future__ import annotations
@@ -47,6 +50,11 @@ def replace(service, game_id: str, caller, seat, body, idempotency_key: str | No
     entry = entries.parse_player(body, None, service, where="")  # checked as at creation, fields as in the body
     bot = entry.get("bot")
     player = entry.get("player")  # a registered player (``{"player": ID}``): its token acts for the seat
+    if player is not None and bot is None:
+        # A player is seated only by their own act: an admin's token is no player's consent.
+        raise Forbidden("a player is seated only by their own act: a seat is handed to a registered "
+                        "player only if it is a bot player; hand it on by name (its new token is in "
+                        "the answer, for whoever takes it)", field="player")
     if idempotency_key is not None and (not isinstance(idempotency_key, str) or not 1 <= len(idempotency_key) <= 200
                                         or not idempotency_key.isprintable() or not idempotency_key.isascii()):
         raise MalformedMove("Idempotency-Key must be 1 to 200 printable ASCII characters", field="Idempotency-Key")

@@ -35,7 +35,7 @@ from referee import bots, entries, table, timeouts
 from referee.config import Config
 from referee.leagues import running as leagues
 from referee.mail import contacts, links, outbox, sending
-from referee.players import accounts, confirmation, following, invitations
+from referee.players import accounts, confirmation, following, invitation_mail
 from referee.queue import InlineQueue, make_queue
 from referee.service import GameService
 from referee.store import Store, open_store
@@ -56,8 +56,8 @@ def wire() -> None:
         accounts.LEAGUES_OF.append(leagues.player_leagues)
     if confirmation.deliver_due not in sending.EVERY_ROUND:  # players' confirmations not yet sent
         sending.EVERY_ROUND.append(confirmation.deliver_due)
-    if invitations.deliver_due not in sending.EVERY_ROUND:  # open games' invitations not yet sent
-        sending.EVERY_ROUND.append(invitations.deliver_due)
+    if invitation_mail.deliver_due not in sending.EVERY_ROUND:  # open games' invitations not yet sent
+        sending.EVERY_ROUND.append(invitation_mail.deliver_due)
 
 
 def assemble(store: Store, queue=None, players: bool = True, **options) -> GameService:

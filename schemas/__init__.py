@@ -45,7 +45,8 @@ class PlayerEntry(fields.Field):
     def __init__(self, **kw):
         super().__init__(metadata={"oneOf": [{"type": "string", "minLength": 1, "maxLength": 100},
                                              component("Player"), component("PlayerSeat"),
-                                             component("OpenSeat"), component("InvitedSeat")]}, **kw)
+                                             component("InvitedPlayerSeat"), component("OpenSeat"),
+                                             component("InvitedSeat")]}, **kw)
 
     def _deserialize(self, value, attr, data, **kw):
         if isinstance(value, str) and 1 <= len(value) <= 100:
@@ -59,7 +60,9 @@ class CreateGame(Strict):
     game = ref("GameKind", required=True, validate=validate.OneOf(GAMES))
     players = fields.List(PlayerEntry(), required=True, validate=validate.Length(min=1, max=16),
                           metadata={"description": "clockwise from seat 0: names, or objects "
-                                                   "{name, email, webhook, bot} (contacts are private)"})
+                                                   "{name, email, webhook, bot} (contacts are private); "
+                                                   "{player} for the creator's own seat (their token), "
+                                                   "{invite_player} for anyone else's, {open} or {invite}"})
     options = ref("NewGameOptions", fields.Dict, keys=fields.String(), load_default=dict)
     spectators = ref("Spectators", fields.Dict, keys=fields.String())
     rated = fields.Boolean(truthy={True}, falsy={False}, metadata={
@@ -73,8 +76,9 @@ class CreateGame(Strict):
 class Seat(Schema):
     seat = fields.Integer(required=True)
     name = fields.String(required=True, allow_none=True, metadata={
-        "description": "who plays the seat; null for an open game's seat not yet taken by a name "
-                       "(open, invited, or a player's: see docs/players.md)"})
+        "description": "who plays the seat (a player's seat: the player's name, also while it is kept for "
+                       "them); null for an open game's seat nobody holds yet (open, or kept for an invited "
+                       "address: see docs/players.md)"})
     token = fields.String(metadata={"description": "bearer token acting as this seat: shown once "
                                                    "(a bot's seat has none: the referee moves for it)"})
     bot = fields.String(metadata={"enum": ["random", "basic"], "description": "the referee plays this seat"})
@@ -82,10 +86,12 @@ class Seat(Schema):
     webhook = fields.String(metadata={"description": "the seat's webhook URL, if given (private)"})
     webhook_secret = fields.String(metadata={"description": "signs this seat's webhooks: shown once"})
     open = fields.Boolean(metadata={"description": "an open game's seat any player may take"})
-    invited = fields.Boolean(metadata={"description": "an open game's seat kept for an invited player"})
-    player = fields.String(metadata={"description": "the player seated here (given as {player}): "
-                                                    "their token acts for the seat, their contacts "
-                                                    "get its notices"})
+    invited = fields.Boolean(metadata={"description": "an open game's seat kept for an invited player who "
+                                                      "has not yet accepted (named when invited by id)"})
+    player = fields.String(metadata={"description": "the player seated here (the creator's {player}, or a "
+                                                    "player who joined): their token acts for the seat, their "
+                                                    "contacts get its notices; with invited, the player the "
+                                                    "seat is kept for"})
 
 
 VERSION = ("the game's version after this request and every referee step it set off that has "
@@ -200,6 +206,8 @@ class Summary(Schema):
     seats = fields.List(fields.Raw(), metadata={"description": "an open game's seats: open, invited, "
                                                               "a player's, a bot's"})
     open_seats = fields.Integer(metadata={"description": "an open game's seats still to take"})
+    declined = fields.Integer(metadata={"description": "a cancelled open game: the seat whose invited player "
+                                                       "declined"})
     result = Result()
     stacked = fields.Boolean(required=True)
     deadline = fields.String(required=True, allow_none=True, metadata={

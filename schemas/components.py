@@ -118,9 +118,19 @@ PLAYER = {
 # A seat taken by a registered player (docs/players.md): the player's id alone.
 PLAYER_SEAT = {
     "type": "object", "required": ["player"], "additionalProperties": False,
-    "description": "A seat for a registered player: it takes the player's name and contacts, and the "
-                   "player's token acts for it",
-    "properties": {"player": {"type": "string", "description": "the player's id"}}}
+    "description": "The creator's own seat: the player whose token authorises the request "
+                   "(Authorization: Bearer <player token>; anyone else's id is 403 `forbidden`). It takes "
+                   "the player's name and contacts, and the player's token acts for it",
+    "properties": {"player": {"type": "string", "description": "the creating player's id"}}}
+# A seat kept for another registered player, who takes it (join) or refuses it
+# (decline): a player is seated only by their own act (docs/players.md).
+INVITED_PLAYER_SEAT = {
+    "type": "object", "required": ["invite_player"], "additionalProperties": False,
+    "description": "A seat kept for that player: the game is open until they take it (POST "
+                   "/v1/games/{id}/join with their token) or decline it (POST /v1/games/{id}/decline: the game "
+                   "is cancelled). A bot player takes it at once. Each is an invitation: rate-limited, and 429 "
+                   "when the player has too many pending",
+    "properties": {"invite_player": {"type": "string", "description": "the invited player's id"}}}
 
 # Seats of an open game (docs/players.md): any player may take it, or it is kept for
 # the player whose confirmed address is invited.
@@ -144,6 +154,7 @@ def _body(description: str, name: str, schema: dict) -> dict:
 COMPONENTS: dict[str, dict] = {
     "Player": PLAYER,
     "PlayerSeat": PLAYER_SEAT,
+    "InvitedPlayerSeat": INVITED_PLAYER_SEAT,
     "OpenSeat": OPEN_SEAT,
     "InvitedSeat": INVITED_SEAT,
     "SingleMove": _body("One move.", "move", ref("Move")),

@@ -18,6 +18,8 @@ from referee.table import Table
 _ids = itertools.count(1)
 
 GAME = "king-of-danger"
+# every player ``register`` made: id -> (token, bot?), so ``new_game`` can seat each by their own act
+TOKENS: dict[str, tuple[str, bool]] = {}
 
 
 def auth(token) -> dict:
@@ -28,14 +30,35 @@ def register(client, status: int = 201, **body) -> dict:
     """``POST /v1/players`` with ``body``, answered ``status``; its answer."""
     r = client.post("/v1/players", json=body)
     assert r.status_code == status, r.json
+    if status == 201:
+        TOKENS[r.json["id"]] = (r.json["token"], bool(body.get("bot")))
     return r.json
 
 
 def new_game(client, seats, **more) -> dict:
-    """A game of King of Danger with these seats (``more``: the creation's other keys)."""
-    r = client.post("/v1/games", json={"game": GAME, "players": seats, **more})
+    """A game of King of Danger with these seats (``more``: the creation's other keys),
+    each player seated by their own act, as the referee requires: the first
+    ``{"player": ID}`` seat is the creator's (the request carries its token), every
+    other one is invited (``invite_player``) and, unless it is a bot player, takes its
+    seat with its own token (``join``). The answer is the creation's, with the game's
+    ``status`` and ``version`` once every invited player has joined."""
+    players = [s["player"] for s in seats if isinstance(s, dict) and set(s) == {"player"}]
+    creator = players[0] if players else None
+    asked = [{"invite_player": s["player"]} if isinstance(s, dict) and set(s) == {"player"} and s["player"] != creator
+             else s for s in seats]
+    headers = auth(TOKENS[creator][0]) if creator else {}
+    r = client.post("/v1/games", json={"game": GAME, "players": asked, **more}, headers=headers)
     assert r.status_code == 201, r.json
-    return r.json
+    out = r.json
+    for pid in players[1:]:
+        if not TOKENS[pid][1]:
+            joined = client.post(f"/v1/games/{out['id']}/join", json={}, headers=auth(TOKENS[pid][0]))
+            assert joined.status_code == 201, joined.json
+            out = {**out, "status": joined.json["status"], "version": joined.json.get("version", 0)}
+    if creator and out["status"] != "open":  # started: its commitment is in its first event
+        first = client.get(f"/v1/games/{out['id']}/events?limit=1", headers=auth(TOKENS[creator][0]))
+        out["seed_commitment"] = first.json["events"][0]["payload"]["seed_commitment"]
+    return out
 
 
 def finished_game(store, players: list[str], resigns: int = 0, game: str = "king-of-danger",

@@ -243,10 +243,11 @@ def test_leagues_are_kept_by_their_tag_and_played_out_on_a_cluster(cluster):
 
 
 def test_open_games_and_current_games_on_a_cluster(cluster):
-    """Open games (one key each, {o:ID}), the lobby, invitations ({a:HASH}) and each
-    player's current games ({p:ID}) work across a cluster's shards."""
+    """Open games (one key each, {o:ID}), the lobby, invitations ({a:HASH}, and each
+    invited player's pending ones and mail days, {p:ID}) and each player's current
+    games ({p:ID}) work across a cluster's shards."""
     from referee.caller import Caller
-    from referee.players import accounts, lobby
+    from referee.players import accounts, joining, lobby
     from referee.players.store import players_of
     from referee.queue import InlineQueue
     from referee.system import assemble
@@ -258,12 +259,20 @@ def test_open_games_and_current_games_on_a_cluster(cluster):
              for k in range(3)]
     assert [g["id"] for g in lobby.lobby(svc, 10)["games"]] == [g["id"] for g in games]
     players_of(svc).update(made[3]["id"], {"email": "p0@example.org", "email_confirmed": True}, None)
-    assert [i["id"] for i in lobby.invitations(svc, players_of(svc).get(made[3]["id"]))] == [games[0]["id"]]
-    assert lobby.join(svc, games[0]["id"], made[4]["token"], {})["status"] == "open"
-    done = lobby.join(svc, games[0]["id"], made[3]["token"], {})
+    assert [i["id"] for i in joining.invitations_of(svc, players_of(svc).get(made[3]["id"]))] == [games[0]["id"]]
+    assert joining.join(svc, games[0]["id"], made[4]["token"], {})["status"] == "open"
+    done = joining.join(svc, games[0]["id"], made[3]["token"], {})
     assert done["status"] in ("active", "settling") and done["seat"] == 2
     assert [g["id"] for g in lobby.lobby(svc, 10)["games"]] == [g["id"] for g in games[1:]]
     assert [g["id"] for g in accounts.profile(svc, made[4]["id"])["current_games"]] == [games[0]["id"]]
     svc.submit(games[0]["id"], Caller(1), {"move": {"type": "resign"}})
     assert accounts.profile(svc, made[4]["id"])["current_games"] == []
     assert accounts.profile(svc, made[4]["id"])["played"] == 1
+    # a seat kept for a player: its invitation pending in the player's own slot, then declined
+    kept = lobby.open_game(svc, "king-of-danger", [{"player": made[0]["id"]}, {"invite_player": made[5]["id"]}],
+                           {}, None, True, inviter=f"player:{made[0]['id']}")
+    assert [i["id"] for i in joining.invitations_of(svc, players_of(svc).get(made[5]["id"]))] == [kept["id"]]
+    assert joining.decline(svc, kept["id"], made[5]["token"])["status"] == "cancelled"
+    assert players_of(svc).invitations_of(made[5]["id"], time.time()) == []
+    assert players_of(svc).invitation_mail_claim(made[5]["id"], "someone", time.time(), 60)
+    assert not players_of(svc).invitation_mail_claim(made[5]["id"], "someone", time.time(), 60)

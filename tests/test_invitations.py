@@ -1,13 +1,14 @@
 """An open game's invitations, mailed through a real SMTP server on both stores: one
 message per address and window (the confirmation's claim), nothing the inviter typed
-in it, every invitation to a confirmed player's address, a failing server's message
-sent once later, and the invitee's way from the message to a started game."""
+in it, one a day from one inviter to a confirmed player's address, a failing server's
+message sent once later, and the invitee's way from the message to a started game."""
 
 from __future__ import annotations
 
 import time
 
-from referee.players import confirmation, invitations
+from referee.players import confirmation
+from referee.players import invitation_mail as invitations
 from referee.players.store import players_of
 from tests.playertools import auth, new_game, register
 from tests.test_players_api import code_in
@@ -40,11 +41,11 @@ def test_an_invitation_arrives_once_with_nothing_the_inviter_typed(client, servi
     (msg,) = arrived(mail, "zoe@players.example", 1)  # two seats, one address: one message
     body = msg.get_content()
     assert "King of Danger" in msg["Subject"] and "King of Danger" in body
-    assert "Ann" in body and "a basic bot" in body and "spam" not in (body + str(msg)).lower()
-    assert f"POST /v1/games/{gid}/join" in body and "POST /v1/players" in body and "confirm" in body
-    assert f"https://referee.example/games/{gid}" in body
-    page = client.get(f"/games/{gid}")  # the link's page: the open game's seats, no address
-    assert page.status_code == 200 and f"/v1/games/{gid}/join" in page.get_data(as_text=True)
+    assert "Ann invites you" in body and "a basic bot" in body and "spam" not in (body + str(msg)).lower()
+    assert "POST /v1/players" not in body  # the link registers the invitee: no API to learn first
+    assert f"https://referee.example/games/{gid}/invitation?seat=1&code=" in body
+    page = client.get(f"/games/{gid}")  # the game's page: the open game's seats, no address
+    assert page.status_code == 200 and 'class="seat-actions"' in page.get_data(as_text=True)
     assert "zoe@" not in page.get_data(as_text=True).lower()
     assert msg["Auto-Submitted"] == "auto-generated"
     invitations.deliver_due(service, now=time.time() + 10**6)  # a later round: nothing twice
@@ -74,16 +75,18 @@ def test_an_unconfirmed_address_gets_one_message_per_window(client, service, mai
     assert first != second
 
 
-def test_a_confirmed_players_address_gets_each_invitation(client, service, mail):
+def test_a_confirmed_players_address_gets_one_invitation_a_day_from_one_inviter(client, service, mail):
     wu = register(client, name="Wu", email="wu@players.example")
     (conf,) = arrived(mail, "wu@players.example", 1)
     r = client.post(f"/v1/players/{wu['id']}/confirm", json={"code": code_in(conf)})
     assert r.status_code == 200, r.json
     games = [new_game(client, [{"invite": "WU@players.example"}, {"open": True}])["id"] for _ in range(2)]
+    ann = register(client, name="Ann")  # another inviter: a message of its own
+    games.append(new_game(client, [{"player": ann["id"]}, {"invite": "wu@players.example"}])["id"])
     got = arrived(mail, "players.example", 3)[1:]
-    assert sorted(m["Message-ID"].split(".")[1] for m in got) == sorted(games)
+    assert sorted(m["Message-ID"].split(".")[1] for m in got) == sorted([games[0], games[2]])
     invited = client.get("/v1/players/me", headers=auth(wu["token"])).json["invitations"]
-    assert [i["id"] for i in invited] == games
+    assert [i["id"] for i in invited] == games  # every one stands, mailed or not
 
 
 def test_a_failing_server_delivers_the_invitation_once_later(client, service, mail):
@@ -129,3 +132,57 @@ def test_mail_down_does_not_fail_the_creation(client, service, monkeypatch):
     gid = new_game(client, [{"invite": "tom@players.example"}, {"open": True}])["id"]
     assert time.monotonic() - start < 2
     assert client.get(f"/v1/games/{gid}").status_code == 200
+
+
+def link_in(msg) -> str:
+    (url,) = [w for w in msg.get_content().split() if "/invitation?" in w]
+    return url.replace("https://referee.example", "")
+
+
+def test_the_link_registers_the_invitee_and_seats_them(client, service, mail):
+    ann = register(client, name="Ann")
+    gid = new_game(client, [{"player": ann["id"]}, {"invite": "uma@players.example"}])["id"]
+    (msg,) = arrived(mail, "uma@players.example", 1)
+    url = link_in(msg)
+    page = client.get(url)  # opening the link (a mail scanner would) answers nothing
+    text = page.get_data(as_text=True)
+    assert page.status_code == 200 and "Register and accept" in text and "Decline" in text and "Ann" in text
+    assert page.headers["Cache-Control"] == "no-store" and "uma@" not in text
+    assert client.get(f"/v1/games/{gid}").json["status"] == "open"
+    code = url.partition("code=")[2]
+    r = client.post(f"/games/{gid}/invitation", data={"seat": "1", "code": code, "answer": "accept", "name": " "})
+    assert r.status_code == 400 and "Register and accept" in r.get_data(as_text=True)  # a name is needed
+    r = client.post(f"/games/{gid}/invitation", data={"seat": "1", "code": code, "answer": "accept", "name": "Uma"})
+    text = r.get_data(as_text=True)
+    assert r.status_code == 201 and "Your player token" in text and "the game has started" in text, text
+    token = text.split('<code id="token">')[1].split("</code>")[0]
+    me = client.get("/v1/players/me", headers=auth(token)).json
+    assert me["name"] == "Uma" and me["contacts"]["email"] == "uma@players.example"
+    assert me["contacts"]["email_confirmed"] is True  # the code came to that address: it is confirmed
+    assert [g["id"] for g in me["current_games"]] == [gid]
+    assert client.get(f"/v1/games/{gid}/view", headers=auth(token)).json["seat"] == 1
+    assert client.get(f"/v1/games/{gid}").json["players"] == ["Ann", "Uma"]
+    again = client.post(f"/games/{gid}/invitation", data={"seat": "1", "code": code, "answer": "accept",
+                                                          "name": "Uma"})
+    assert again.status_code == 409 and "Your player token" not in again.get_data(as_text=True)
+    assert arrived(mail, "uma@players.example", 1)  # and no confirmation code was mailed: none is needed
+
+
+def test_the_link_of_a_players_invitation_declines(client, service, mail):
+    vic = register(client, name="Vic")
+    players_of(service).update(vic["id"], {"email": "vic@players.example", "email_confirmed": True}, None)
+    ann = register(client, name="Ann")
+    gid = new_game(client, [{"player": ann["id"]}, {"invite_player": vic["id"]}])["id"]
+    (msg,) = arrived(mail, "vic@players.example", 1)
+    assert "Ann invites you" in msg.get_content() and "The seats: Ann, you." in msg.get_content()
+    url = link_in(msg)
+    text = client.get(url).get_data(as_text=True)
+    assert "(as Vic)" in text and ">Accept<" in text and "name=\"name\"" not in text
+    code = url.partition("code=")[2]
+    for seat, forged in (("1", code[:-1] + ("A" if code[-1] != "A" else "B")), ("0", code)):
+        r = client.post(f"/games/{gid}/invitation", data={"seat": seat, "code": forged, "answer": "decline"})
+        assert r.status_code == 403 and client.get(f"/v1/games/{gid}").json["status"] == "open"
+    r = client.post(f"/games/{gid}/invitation", data={"seat": "1", "code": code, "answer": "decline"})
+    assert r.status_code == 200 and "the game is cancelled" in r.get_data(as_text=True)
+    assert client.get(f"/v1/games/{gid}").json["status"] == "cancelled"
+    assert client.get("/v1/players/me", headers=auth(vic["token"])).json["invitations"] == []

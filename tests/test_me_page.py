@@ -73,9 +73,12 @@ def test_a_game_waiting_is_played_from_the_players_page(site, browser):
     url, client, app = site
     ann, bob = register(client, "Ann"), register(client, "Bob")
     r = client.post("/v1/games", json={"game": "king-of-danger",
-                                       "players": [{"player": ann["id"]}, {"player": bob["id"]}]})
+                                       "players": [{"player": ann["id"]}, {"invite_player": bob["id"]}]},
+                    headers={"Authorization": f"Bearer {ann['token']}"})
     assert r.status_code == 201, r.json
     gid = r.json["id"]
+    r = client.post(f"/v1/games/{gid}/join", json={}, headers={"Authorization": f"Bearer {bob['token']}"})
+    assert r.status_code == 201, r.json
     summary = client.get(f"/v1/games/{gid}").json
     seat = summary["to_act"][0]
     mover, other = (ann, bob) if seat == 0 else (bob, ann)
@@ -132,8 +135,8 @@ def test_no_token_or_a_bad_one_is_said_in_words(site, browser):
 
 def test_an_invitation_is_joined_from_the_page(site, browser):
     """An open game keeping a seat for the player's confirmed address is listed with
-    a Join button; pressing it (Enter) takes the seat, and the page lists the game
-    among the player's games, the invitation gone."""
+    Accept and Decline buttons; Accept (Enter) takes the seat, and the page lists the
+    game among the player's games, the invitation gone."""
     from referee.players.store import players_of
 
     url, client, app = site
@@ -142,12 +145,14 @@ def test_an_invitation_is_joined_from_the_page(site, browser):
     players_of(app.extensions["referee"]).update(
         cat["id"], {"email": "cat@example.org", "email_confirmed": True}, None)
     r = client.post("/v1/games", json={"game": "king-of-danger",
-                                       "players": [{"player": ann["id"]}, {"invite": "cat@example.org"}]})
+                                       "players": [{"player": ann["id"]}, {"invite": "cat@example.org"}]},
+                    headers={"Authorization": f"Bearer {ann['token']}"})
     assert r.status_code == 201, r.json
     gid = r.json["id"]
     browser.get(f"{url}/me#token={cat['token']}")
     kit.wait(browser, lambda d: any(gid in t for t in texts(d, "invitations")))
     assert texts(browser, "current") == ["No other game in play."]
+    assert [b.text for b in browser.find_elements("css selector", "#invitations button")] == ["Accept", "Decline"]
     browser.find_element("css selector", "#invitations button").send_keys("\n")
     kit.wait(browser, lambda d: any(gid in t for t in texts(d, "waiting") + texts(d, "current")))
     assert texts(browser, "invitations") == ["No open game is keeping a seat for you."]

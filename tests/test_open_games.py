@@ -9,7 +9,7 @@ import threading
 
 from referee.audit import audit
 from referee.games.base import RefereeError
-from referee.players import accounts, lobby
+from referee.players import accounts, joining, lobby
 from referee.players.store import players_of
 from referee.queue import InlineQueue
 from referee.store import open_store
@@ -123,13 +123,15 @@ def test_an_open_game_does_not_start_while_an_invited_seat_is_still_empty(client
 
 def test_bad_joins_and_open_games_are_refused_and_write_nothing(client, service):
     ann, bob = register(client, name="Ann"), register(client, name="Bob")
-    for seats, field in (([{"player": "nobody"}, {"open": True}], "players[0].player"),
+    for seats, field in (([{"invite_player": "nobody"}, {"open": True}], "players[0].invite_player"),
+                         ([{"player": ann["id"]}, {"invite_player": bob["id"], "seat": 1}],
+                          "players[1].invite_player"),
                          ([{"open": False}, {"open": True}], "players[0].open"),
                          ([{"open": True}, {"invite": "not an address"}], "players[1].invite"),
                          ([{"open": True, "name": "x"}, {"open": True}], "players[0].open"),
                          ([{"name": "x" * 101}, {"open": True}], "players[0].name"),
                          ([{"player": ann["id"]}, {"player": ann["id"]}, {"open": True}], "players")):
-        r = client.post("/v1/games", json={"game": GAME, "players": seats})
+        r = client.post("/v1/games", json={"game": GAME, "players": seats}, headers=auth(ann["token"]))
         assert r.status_code == 400 and r.json["field"] == field, (seats, r.json)
         assert r.headers["Content-Type"].startswith("application/problem+json")
     assert lobby_ids(client) == []
@@ -183,7 +185,7 @@ def test_two_players_racing_for_the_last_seat_one_wins(store_url, service):
         def race(k, start=start, outcome=outcome, referees=referees, gid=gid, racers=racers):
             start.wait()
             try:
-                outcome[k] = lobby.join(referees[k], gid, racers[k]["token"], {})["seat"]
+                outcome[k] = joining.join(referees[k], gid, racers[k]["token"], {})["seat"]
             except RefereeError as err:
                 outcome[k] = (err.status, err.code)
 
@@ -209,7 +211,7 @@ def test_two_servers_racing_for_the_last_seat_one_wins(store_url, tmp_path):
     try:
         made = [servers[0].call("POST", "/v1/players", {"name": n})[1] for n in ("Ann", "Bob", "Cat")]
         status, game = servers[0].call("POST", "/v1/games", {"game": GAME, "players": [
-            {"player": made[0]["id"]}, {"open": True}]})
+            {"player": made[0]["id"]}, {"open": True}]}, token=made[0]["token"])
         assert status == 201 and game["status"] == "open", game
         start, answers = threading.Barrier(2), [None, None]
 

@@ -1,6 +1,7 @@
 """The player layer following games through the API, on both stores: a finished
 game rates its players by itself (once), profiles list current games and the
-games waiting on the player, a seat handed to a player follows the player's token."""
+games waiting on the player; a seat is handed to no player but a bot player (a player is
+seated only by their own act), and a bot player's seat follows it."""
 
 from __future__ import annotations
 
@@ -66,32 +67,36 @@ def test_me_lists_the_games_waiting_on_the_player(client):
     assert "waiting" not in client.get(f"/v1/players/{ann['id']}").json
 
 
-def test_a_seat_given_to_a_player_follows_the_players_token(client, service):
+def test_a_seat_is_handed_to_no_player_but_a_bot_player(client, service):
+    """An admin's token is nobody's consent: a seat handed to a registered player is 403
+    and writes nothing; a bot player, which plays whenever asked, takes it, and its
+    seat follows it (the log names it, the audit accepts it, the game rates it)."""
     ann, bob, cat = (register(client, name=n) for n in ("Ann", "Bob", "Cat"))
+    robo = register(client, name="Robo", bot="random")
     game = new_game(client, [{"player": ann["id"]}, {"player": bob["id"]}])
     gid, admin = game["id"], game["admin_token"]
+    before = service.store.raw_events(gid)
     r = client.post(f"/v1/games/{gid}/seats/1/replace", json={"player": cat["id"]}, headers=auth(admin))
-    assert r.status_code in (200, 201), r.json
-    assert r.json["player"] == cat["id"] and r.json["name"] == "Cat"
-    assert r.json["events"][0]["payload"] == {"seat": 1, "name": "Cat", "player": cat["id"]}
-    # the old holder's tokens act no more (Bob's player token is still Bob's: 403,
-    # no seat here; the seat's own old token is nobody's: 401); Cat's does
+    assert r.status_code == 403 and r.json["code"] == "forbidden" and r.json["field"] == "player", r.json
+    assert service.store.raw_events(gid) == before
+    assert client.get(f"/v1/players/{cat['id']}").json["current_games"] == []
+    assert client.get(f"/v1/games/{gid}/view", headers=auth(bob["token"])).json["seat"] == 1
+    r = client.post(f"/v1/games/{gid}/seats/1/replace", json={"player": robo["id"]}, headers=auth(admin))
+    assert r.status_code == 201, r.json
+    assert r.json["events"][0]["payload"] == {"seat": 1, "name": "Robo", "bot": "random", "player": robo["id"]}
     me = client.get(f"/v1/games/{gid}/view", headers=auth(bob["token"]))
-    assert (me.status_code, me.json["code"]) == (403, "not-your-seat")
-    assert client.get(f"/v1/games/{gid}/view", headers=auth(game["seats"][1]["token"])).status_code == 401
-    assert client.get(f"/v1/games/{gid}/view", headers=auth(cat["token"])).json["seat"] == 1
-    assert [g["id"] for g in client.get(f"/v1/players/{cat['id']}").json["current_games"]] == [gid]
+    assert (me.status_code, me.json["code"]) == (403, "not-your-seat")  # a player, no seat here
     assert client.get(f"/v1/players/{bob['id']}").json["current_games"] == []
-    # the log names the new holder, the audit accepts it, and the game rates Cat
-    resign(client, gid, cat["token"])
+    resign(client, gid, ann["token"])
     export = client.get(f"/v1/games/{gid}/export", headers=auth(admin)).text
     assert audit(export)["valid"]
-    assert client.get(f"/v1/players/{cat['id']}").json["ratings"][GAME]["games"] == 1
+    assert client.get(f"/v1/players/{robo['id']}").json["ratings"][GAME]["games"] == 1
     assert GAME not in client.get(f"/v1/players/{bob['id']}").json["ratings"]
 
 
 def test_a_bad_replacement_player_is_refused_and_changes_nothing(client):
     ann, bob = register(client, name="Ann"), register(client, name="Bob")
+    robo = register(client, name="Robo", bot="basic")
     game = new_game(client, [{"player": ann["id"]}, {"player": bob["id"]}])
     gid, admin = game["id"], game["admin_token"]
     # the log as the admin sees it (every event's seq and hash; a game of players' export
@@ -99,12 +104,16 @@ def test_a_bad_replacement_player_is_refused_and_changes_nothing(client):
     log = lambda: client.get(f"/v1/games/{gid}/events", headers=auth(admin), query_string={"limit": 1000}).json  # noqa: E731
     before = log()
     assert before["events"]
-    for body, field in (({"player": "nobody"}, "player"),
-                        ({"player": ann["id"]}, "player"),
-                        ({"player": bob["id"], "name": "X"}, "name")):
+    for body, status, field in (({"player": "nobody"}, 400, "player"),
+                                ({"player": ann["id"]}, 403, "player"),
+                                ({"player": bob["id"], "name": "X"}, 400, "name")):
         r = client.post(f"/v1/games/{gid}/seats/1/replace", json=body, headers=auth(admin))
-        assert r.status_code == 400 and r.json["field"] == field, (body, r.json)
+        assert r.status_code == status and r.json["field"] == field, (body, r.json)
         assert r.headers["Content-Type"].startswith("application/problem+json")
+    robo_game = new_game(client, [{"player": ann["id"]}, {"player": robo["id"]}])
+    r = client.post(f"/v1/games/{robo_game['id']}/seats/1/replace", json={"player": ann["id"]},
+                    headers=auth(robo_game["admin_token"]))
+    assert r.status_code == 403, r.json  # even the creator's own player: a seat is taken by joining
     assert log() == before
     assert client.get(f"/v1/games/{gid}/view", headers=auth(bob["token"])).json["seat"] == 1
 
@@ -129,22 +138,22 @@ def test_profiles_show_no_hand_and_no_seed(client):
 
 
 def test_the_catch_up_finds_a_game_whose_players_came_by_replacement(client, service):
-    """A game created with bare names, both seats then given to players, its end's
+    """A game created with bare names, both seats then given to bot players, its end's
     job lost (the ratings reaction taken out, as a process killed before it): the
     catch-up a starting process runs records it."""
     from referee.players import following
 
-    ann, bob = register(client, name="Ann"), register(client, name="Bob")
+    robots = [register(client, name=n, bot="random") for n in ("Robo", "Tin")]
+    service.followers._reactions[:] = [(n, r) for n, r in service.followers._reactions if n != "ratings"]
     game = new_game(client, ["x", "y"])
-    for seat, who in enumerate((ann, bob)):
+    for seat, who in enumerate(robots):  # the bots play it to its end at once
         r = client.post(f"/v1/games/{game['id']}/seats/{seat}/replace", json={"player": who["id"]},
                         headers=auth(game["admin_token"]))
         assert r.status_code == 201, r.json
-    service.followers._reactions[:] = [(n, r) for n, r in service.followers._reactions if n != "ratings"]
-    resign(client, game["id"], ann["token"])
+    assert client.get(f"/v1/games/{game['id']}").json["status"] == "finished"
     assert players_of(service).recorded(game["id"]) is None
     plain = new_game(client, ["p", "q"])  # a game seating no player: the catch-up skips it
     resign(client, plain["id"], plain["seats"][0]["token"])
     assert following.catch_up(service) == 1
-    assert client.get(f"/v1/players/{bob['id']}").json["ratings"][GAME]["games"] == 1
+    assert client.get(f"/v1/players/{robots[1]['id']}").json["ratings"][GAME]["games"] == 1
     assert following.catch_up(service) == 0

@@ -1,6 +1,7 @@
-"""A seat given as {"player": ID}: it takes the player's name and contacts, the
-player's token acts for it, the log names the player (so ratings can be
-recomputed from an export), and nobody else reads the player's contacts."""
+"""A seat held by a player (the creator's own, ``{"player": ID}``, or an invited
+player's once they join): it takes the player's name and contacts, the player's
+token acts for it, the log names the player (so ratings can be recomputed from an
+export), and nobody else reads the player's contacts."""
 
 from __future__ import annotations
 
@@ -22,15 +23,24 @@ def ended_export(client, gid: str, players) -> str:
     return r.text
 
 
+def two_players(client, ann, bob, **more) -> dict:
+    """Ann's game (her token, her seat) with a seat kept for Bob, who takes it."""
+    r = client.post("/v1/games", json={"game": GAME, "players": [{"player": ann["id"]},
+                                                                 {"invite_player": bob["id"]}], **more},
+                    headers=auth(ann["token"]))
+    assert r.status_code == 201 and r.json["status"] == "open", r.json
+    joined = client.post(f"/v1/games/{r.json['id']}/join", json={}, headers=auth(bob["token"]))
+    assert joined.status_code == 201 and joined.json["status"] != "open", joined.json
+    return r.json
+
+
 def test_a_players_token_plays_their_seat_and_the_log_names_them(client):
     ann = register(client, name="Ann")
     bob = register(client, name="Bob", webhook="https://hooks.example/bob")
-    r = client.post("/v1/games", json={"game": GAME, "players": [{"player": ann["id"]}, {"player": bob["id"]}],
-                                       "options": {"seed": "seats-1"}})
-    assert r.status_code == 201, r.json
-    game = r.json
+    game = two_players(client, ann, bob, options={"seed": "seats-1"})
     assert [s["name"] for s in game["seats"]] == ["Ann", "Bob"]
     assert [s["player"] for s in game["seats"]] == [ann["id"], bob["id"]]
+    assert client.get(f"/v1/games/{game['id']}").json["players"] == ["Ann", "Bob"]
     # the game's creator reads neither contacts nor secrets of the players it seats
     assert all("webhook" not in s and "webhook_secret" not in s and "email" not in s for s in game["seats"])
     contacts = client.get(f"/v1/games/{game['id']}/contacts", headers=auth(game["admin_token"])).json
@@ -57,18 +67,16 @@ def test_a_players_token_plays_their_seat_and_the_log_names_them(client):
 
 def test_rated_false_is_in_the_log_and_audits(client):
     ann, bob = register(client, name="Ann"), register(client, name="Bob")
-    r = client.post("/v1/games", json={"game": GAME, "players": [{"player": ann["id"]}, {"player": bob["id"]}],
-                                       "rated": False})
-    assert r.status_code == 201, r.json
-    export = ended_export(client, r.json["id"], (ann, bob))
+    game = two_players(client, ann, bob, rated=False)
+    export = ended_export(client, game["id"], (ann, bob))
     assert '"rated":false' in export.splitlines()[0]
     assert audit(export)["valid"]
 
 
 def test_a_forged_player_seat_fails_the_audit(client):
     ann, bob = register(client, name="Ann"), register(client, name="Bob")
-    r = client.post("/v1/games", json={"game": GAME, "players": [{"player": ann["id"]}, {"player": bob["id"]}]})
-    export = ended_export(client, r.json["id"], (ann, bob))
+    game = two_players(client, ann, bob)
+    export = ended_export(client, game["id"], (ann, bob))
     assert audit(export)["valid"]
     forged = export.replace(ann["id"], "someone-else", 1)
     assert not audit(forged)["valid"]
@@ -78,12 +86,12 @@ def test_bad_player_seats_are_refused_and_create_nothing(client, service):
     ann = register(client, name="Ann")
     before = len(service.games())
     cases = [
-        ([{"player": "nobody-here"}, "Bob"], "players[0].player"),
+        ([{"invite_player": "nobody-here"}, "Bob"], "players[0].invite_player"),
         ([{"player": ann["id"]}, {"player": ann["id"]}], "players[1].player"),
         ([{"player": ann["id"], "name": "Ann2"}, "Bob"], "players[0].name"),
     ]
     for players, field in cases:
-        r = client.post("/v1/games", json={"game": GAME, "players": players})
+        r = client.post("/v1/games", json={"game": GAME, "players": players}, headers=auth(ann["token"]))
         assert r.status_code == 400, (players, r.json)
         assert r.json["field"] == field, r.json
         assert r.headers["Content-Type"].startswith("application/problem+json")

@@ -9,7 +9,13 @@ defaults no real player, organiser or test suite meets:
   120/minute): tokens cannot be guessed at speed (they are 144 random bits anyway);
   an address over it waits for every call but liveness, metrics and the docs;
 * audits per client address (``REFEREE_AUDIT_RATE``, default 60/minute): an audit
-  of a large log is work, and one client looping audits must not slow play.
+  of a large log is work, and one client looping audits must not slow play;
+* games created (``REFEREE_CREATE_RATE``, default 120/minute and 2000/day) and the
+  invitations they send (``REFEREE_INVITE_RATE``, default 30/hour and 100/day), each
+  per client address and, where the request carries one, per bearer token: nobody
+  floods the lobby, nor anybody's mailbox (referee/players/invitations.py bounds
+  what one player receives). Invitations are counted by the route that sends them,
+  once it knows how many (``spend``), before anything is written.
 
 Counters live in memory in embedded mode and in Redis where the store or the
 queue is Redis, so every API process counts together. Over a limit: 429
@@ -47,7 +53,9 @@ DEFAULTS = {"REFEREE_MOVE_RATE": "1200/minute", "REFEREE_AUTH_FAIL_RATE": "120/m
             # also has ten tries per confirmation: referee/players/confirmation.py)
             "REFEREE_CONFIRM_RATE": "60/hour",
             # players registered per client address: each may mail a confirmation
-            "REFEREE_REGISTER_RATE": "20/hour"}
+            "REFEREE_REGISTER_RATE": "20/hour",
+            # games created, and the invitations they send, per client address and per token
+            "REFEREE_CREATE_RATE": "120/minute;2000/day", "REFEREE_INVITE_RATE": "30/hour;100/day"}
 PREFIX = "referee-limits"
 # Endpoints every client may call whatever it did before: liveness, metrics and
 # the docs (the static files of every blueprint too).
@@ -93,6 +101,13 @@ def by_address(authorization: str, remote: str | None) -> str:
     return "addr:" + address(remote)
 
 
+def by_address_and_token(authorization: str, remote: str | None) -> tuple[str, ...]:
+    """Counted twice: per client address, and per bearer token where one is sent."""
+    if authorization:
+        return by_address(authorization, remote), token_key(authorization, remote)
+    return (by_address(authorization, remote),)
+
+
 # The WSGI environ key under which a request arrives already admitted
 # (referee/api/lane.py): the limiter's decision was taken and counted for it once,
 # so ``before`` takes it instead of counting the request again.
@@ -120,13 +135,15 @@ def storage_uri(service) -> str:
     return "memory://"
 
 
-def _windows(kind: str, ident: str, limits, now: float) -> list[tuple[str, int, int, float]]:
-    """(key, amount, seconds, window end) of each limit's current fixed window."""
+def _windows(kind: str, ident: str | tuple[str, ...], limits, now: float) -> list[tuple[str, int, int, float]]:
+    """(key, amount, seconds, window end) of each limit's current fixed window, for
+    each of ``ident``'s counters (one, or several: an address and a token)."""
     out = []
-    for amount, seconds in limits:
-        window = int(now // seconds)
-        out.append((f"{PREFIX}:{kind}:{ident}:{amount}/{seconds}:{window}", amount, seconds,
-                    (window + 1) * seconds))
+    for one in (ident,) if isinstance(ident, str) else ident:
+        for amount, seconds in limits:
+            window = int(now // seconds)
+            out.append((f"{PREFIX}:{kind}:{one}:{amount}/{seconds}:{window}", amount, seconds,
+                        (window + 1) * seconds))
     return out
 
 
@@ -262,7 +279,8 @@ class Limiter:
                        "players.confirm": ("REFEREE_CONFIRM_RATE", by_address),
                        "player_pages.confirm_post": ("REFEREE_CONFIRM_RATE", by_address),
                        "games.audit": ("REFEREE_AUDIT_RATE", by_address),
-                       "players.register": ("REFEREE_REGISTER_RATE", by_address)}
+                       "players.register": ("REFEREE_REGISTER_RATE", by_address),
+                       "games.create_game": ("REFEREE_CREATE_RATE", by_address_and_token)}
 
     @staticmethod
     def exempt(endpoint: str | None) -> bool:
@@ -344,6 +362,25 @@ class Limiter:
         over, _ = self._count(tally.failed, tally.hit, tally.now)
         return over
 
+    def spend(self, name: str, kind: str, n: int, authorization: str, remote: str | None) -> None:
+        """Count ``n`` of something one request does several of (invitations) against
+        the rate ``name``, per address and token; over it, nothing is counted and 429."""
+        if n <= 0:
+            return
+        now = time.time()
+        windows = _windows(kind, by_address_and_token(authorization, remote), rate(name), now)
+        keys = [(k, s) for k, _, s, _ in windows]
+        self._add(keys, n, now)
+        try:
+            got, _, _ = self.counters.step(keys, [], now)
+        except self.errors as err:
+            log.warning("rate limit not checked: %s", err)
+            return
+        for count, (key, amount, _, ends) in zip(got, windows, strict=True):
+            if count > amount:
+                self._add(keys, -n, now)
+                raise self.refused(key, ends, now)
+
     def _add(self, keys: list, by: int, now: float) -> None:
         try:
             self.counters.add(keys, by, now)
@@ -351,9 +388,16 @@ class Limiter:
             log.warning("rate limit not counted: %s", err)
 
 
+def spend(name: str, kind: str, n: int) -> None:
+    """``Limiter.spend`` for the request being answered (429 over the rate)."""
+    req = request._get_current_object()
+    current_app.extensions["referee-limiter"].spend(name, kind, n, req.headers.get("Authorization", ""),
+                                                    req.remote_addr)
+
+
 def install(app: Flask, service) -> Limiter:
-    """One limiter per app (its own counters), with the three limits above."""
-    limiter = Limiter(storage_uri(service), service.store, service)
+    """One limiter per app (its own counters), with the limits above."""
+    limiter = app.extensions["referee-limiter"] = Limiter(storage_uri(service), service.store, service)
     app.before_request(limiter.before)
     app.after_request(limiter.after)
     return limiter

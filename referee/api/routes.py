@@ -10,13 +10,13 @@ from flask_smorest import Blueprint
 
 import schemas as s
 from referee import metrics
-from referee.api import bodies, lane
+from referee.api import bodies, lane, limits
 from referee.api.openapi import PUBLIC, TOKEN, TOKEN_OR_NONE, binary, refusals
 from referee.caller import Caller
 from referee.errors import NoSuchGame, Unauthenticated
 from referee.games import engine as engine_by_name
 from referee.games.base import RefereeError
-from referee.players import lobby  # open games: seats to take before a game's log starts
+from referee.players import invitations, lobby, seating  # open games; who may seat whom
 from referee.service import GameService
 from schemas.moves import request_examples
 
@@ -71,19 +71,30 @@ def timed(endpoint: str):
 @blp.route("/games", methods=["POST"])
 @blp.arguments(s.CreateGame())
 @blp.response(201, s.GameCreated)
-@blp.doc(operationId="createGame", security=PUBLIC)
-@refusals(blp, 400, 413, 415)
+@blp.doc(operationId="createGame", security=TOKEN_OR_NONE)
+@refusals(blp, 400, 401, 403, 413, 415)
 @timed("create")
 def create_game(args):
     """Create a game: seats with their tokens, the admin token, the seed commitment.
 
     Options: the game's own (docs/api.md lists them), plus `seed` (a reproducible private
-    game) or an explicit deck order, either of which marks the game `stacked`."""
-    if lobby.is_open(args["players"]):  # seats to take: a record only until they are taken
-        return lobby.open_game(service(), args["game"], args["players"], args["options"],
-                               args.get("spectators"), args.get("rated", True))
-    created = service().create(args["game"], args["players"], args["options"], args.get("spectators"),
-                               rated=args.get("rated", True), organiser=args.get("organiser"))
+    game) or an explicit deck order, either of which marks the game `stacked`.
+
+    A seat `{"player": ID}` is the creator's own: the request carries that player's token
+    (403 `forbidden` for anyone else's id). Anyone else is `{"invite_player": ID}`: the game
+    is open until they take the seat or decline it. Rate-limited per client address and
+    per token (`REFEREE_CREATE_RATE`), and so are the invitations (`REFEREE_INVITE_RATE`);
+    a player with too many invitations pending is 429."""
+    svc = service()
+    me = seating.creator(svc, bearer())
+    players = seating.seats(svc, args["players"], me)  # 403 before anything is counted or kept
+    limits.spend("REFEREE_INVITE_RATE", "invitations", seating.invitations(players))
+    if lobby.is_open(players):  # seats to take: a record only until they are taken
+        return lobby.open_game(svc, args["game"], players, args["options"], args.get("spectators"),
+                               args.get("rated", True),
+                               inviter=invitations.inviter_of(me and me["id"], request.remote_addr))
+    created = svc.create(args["game"], players, args["options"], args.get("spectators"),
+                         rated=args.get("rated", True), organiser=args.get("organiser"))
     metrics.games_created.labels(args["game"]).inc()
     return created
 

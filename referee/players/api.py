@@ -10,7 +10,7 @@ from flask_smorest import Blueprint
 from referee.api import bodies, limits
 from referee.api.openapi import PUBLIC, TOKEN, binary, refusals
 from referee.api.routes import bearer, service, timed
-from referee.players import accounts, lobby, pictures
+from referee.players import accounts, joining, lobby, pictures
 from referee.players import schemas as s
 
 blp = Blueprint("players", __name__, url_prefix="/v1",
@@ -42,10 +42,10 @@ def register(args):
 @timed("players-me")
 def me(args):
     """The caller's own player (player token): the profile, its contacts, the games waiting on
-    it, and the open games keeping a seat for its confirmed address (`invitations`).
+    it, and the open games keeping a seat for it, by id or confirmed address (`invitations`).
     `current_games` is a page, as on the profile (`?after=CURSOR&limit=N`)."""
     out = accounts.me(service(), bearer(), args.get("after"), args["limit"])
-    return {**out, "invitations": lobby.invitations(service(), accounts.authenticate(service(), bearer()))}
+    return {**out, "invitations": joining.invitations_of(service(), accounts.authenticate(service(), bearer()))}
 
 
 @blp.route("/players/me", methods=["PATCH"])
@@ -124,10 +124,23 @@ def ratings_svg(args, player_id):
 @timed("join")
 def join(args, game_id):
     """Take a seat of an open game (player token): `{seat?}`, else the seat kept for the
-    caller's confirmed address or the first open one. The last seat taken creates the
-    game (its log starts then, with every player). Two players joining for the last seat
-    at once: one takes it, the other gets 409."""
-    return lobby.join(service(), game_id, bearer(), args)
+    caller (invited by id or by confirmed address) or the first open one. The last seat
+    taken creates the game (its log starts then, with every player). Two players joining
+    for the last seat at once: one takes it, the other gets 409."""
+    return joining.join(service(), game_id, bearer(), args)
+
+
+@blp.route("/games/<game_id>/decline", methods=["POST"])
+@blp.response(200, s.Joined)
+@blp.doc(operationId="declineGame", security=TOKEN)
+@refusals(blp, 401, 403, 404, 409)
+@timed("decline")
+def decline(game_id):
+    """Refuse the seat an open game keeps for the caller (player token; invited by id or by
+    confirmed address): the game is cancelled, nothing dealt, nothing rated. 403
+    `not-invited` when no seat is kept for the caller; 409 `not-open` once the game has
+    started or was cancelled."""
+    return joining.decline(service(), game_id, bearer())
 
 
 @blp.route("/games/<game_id>/seats/<int:seat>/fill", methods=["POST"])
@@ -158,5 +171,6 @@ def install(app, api) -> None:
 
     api.register_blueprint(blp)
     app.register_blueprint(pages.pages)
-    # the confirmation page's button posts a form, not JSON
+    # the confirmation page's and the invitation page's buttons post forms, not JSON
     bodies.RAW_BODIES["player_pages.confirm_post"] = ({bodies.FORM}, bodies.DEFAULT_MAX)
+    bodies.RAW_BODIES["player_pages.invitation_post"] = ({bodies.FORM}, bodies.DEFAULT_MAX)

@@ -143,6 +143,29 @@ class PlayerStore:
         """Open games (status ``open``), oldest first, after the id ``after``."""
         raise NotImplementedError
 
+    # ---- invitations (referee/players/invitations.py) ------------------------------------
+
+    def invitation_add(self, player_id: str, what: str, now: float, expires: float, most: int) -> float | None:
+        """Note that the player is invited to ``what`` (``game:ID``, ``league:ID``) until
+        ``expires``, unless ``most`` invitations are pending already (those expired by
+        ``now`` dropped first): None when noted (or noted before: its expiry moves),
+        else the time the earliest pending one expires. Atomic for the player."""
+        raise NotImplementedError
+
+    def invitation_drop(self, player_id: str, what: str) -> None:
+        """The invitation was answered or withdrawn: it is pending no more."""
+        raise NotImplementedError
+
+    def invitations_of(self, player_id: str, now: float) -> list[str]:
+        """The player's pending invitations (``what`` each), the oldest first."""
+        raise NotImplementedError
+
+    def invitation_mail_claim(self, player_id: str, inviter: str, now: float, seconds: float) -> bool:
+        """Whether the player may be mailed an invitation from ``inviter`` (a hash: no
+        address in a key's name) now: true, and the next ``seconds`` are taken, when
+        none was mailed from that inviter within them."""
+        raise NotImplementedError
+
     # ---- results ---------------------------------------------------------------------
 
     def ratings(self, player_id: str) -> dict[str, dict]:

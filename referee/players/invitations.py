@@ -1,156 +1,123 @@
-"""Mailing an open game's invitations, without letting anyone use the referee to mail strangers.
+"""Invitations: a player asked by somebody else to take a seat, and the bounds that keep
+anyone from using the referee to flood a player with them.
 
-Each address an open game invites (``{"invite": ADDRESS}``) gets one message,
-under the confirmation's rule (referee/players/confirmation.py):
+An invitation is to something (``what``: ``game:ID`` for an open game's seat kept for
+the player; a league uses ``league:ID``) from an inviter (``player:ID``, the creating
+player, or ``address:IP``, the client address where no player asked). The player
+answers it (takes the seat, declines) or the inviter withdraws it (cancels the game,
+gives the seat to a bot); until then it is **pending**. Kept per invited player, each
+key in the player's own slot (SQLite: two tables keyed by player; Redis: under
+``{p:ID}``), every entry bounded or expiring:
 
-- An address that a player has confirmed asked for mail: it gets every invitation.
-- Any other address gets one only if it has had no message from the referee
-  within the window: the invitation takes the same claim on the address a
-  confirmation takes (``claim_address``, ``REFEREE_CONFIRM_WINDOW``), so an address
-  gets at most one message per window, whatever a confirmation or an invitation.
-  An address within its window gets nothing; the seat is still kept for it and,
-  once confirmed, its player's ``GET /v1/players/me`` lists it.
-- The message holds nothing the inviter typed but the game's title (the
-  engine's) and its registered players' names: a bot is "a basic bot", never the
-  name the inviter gave it; no options, no spectators, no free text.
-- So an invitation takes the window a confirmation would: an invitee who registers
-  within it gets no code until it has passed (then setting the address again
-  mails one), as the message says.
+- at most ``REFEREE_PENDING_INVITATIONS`` (default 20) pending at once. One more is
+  refused with 429 ``too-many-requests`` and ``Retry-After`` (until the earliest
+  pending one expires), and nothing is written for any invitee of that request;
+- a pending invitation expires after ``REFEREE_INVITATION_DAYS`` days (default 14):
+  it then no longer counts, nor is it listed as the player's (the seat stays kept
+  until it is answered, or the game cancelled);
+- at most one invitation e-mail a day from the same inviter: later invitations from
+  them stand (listed in the player's ``/me`` and the lobby) but mail nothing.
 
-The message is queued in the player store's mail queue under ``invite.GAME.SEAT``
-(no player id holds a dot), tried at once on a thread of its own, and retried
-with backoff by the background sender's round (``deliver_due`` in
-``sending.EVERY_ROUND``), each claimed before it is sent: a failing SMTP server
-loses none and sends none twice. Creating the game never waits for SMTP.
+``invite`` is the one call, made before the inviting thing is written: an open
+game's creation calls it with ``game:ID`` and its creator, a league with
+``league:ID`` and its organiser. It returns whom to mail; the caller queues its own
+message (an open game's: referee/players/invitation_mail.py). ``withdraw`` drops an
+answered or withdrawn invitation.
 """
 
 from __future__ import annotations
 
-import json
+import hashlib
+import math
 import os
-import threading
 import time
-from email.message import EmailMessage
-from email.utils import formatdate
+from collections.abc import Callable
 
-from referee.games import engine as get_engine
-from referee.players.confirmation import address_key, window
+from referee.errors import RefereeError
 from referee.players.store import players_of
 
-PREFIX = "invite."
+DAY = 86400.0
+PENDING = 20  # REFEREE_PENDING_INVITATIONS
+LIFETIME_DAYS = 14.0  # REFEREE_INVITATION_DAYS
 
 
-def _confirmed_owner(players, email: str) -> bool:
-    """Whether a player holds this address confirmed now (a stale owner does not count)."""
-    owner = players.address_owner(address_key(email))
-    player = players.get(owner) if owner else None
+class TooManyInvitations(RefereeError):
+    code, status = "too-many-requests", 429
+
+
+def _positive(name: str, default: float) -> float:
+    given = os.environ.get(name, "")
+    value = float(given) if given else default
+    if not value > 0:
+        raise ValueError(f"{name} must be a positive number")
+    return value
+
+
+def most_pending() -> int:
+    """``REFEREE_PENDING_INVITATIONS``: a player's pending invitations at most."""
+    return int(_positive("REFEREE_PENDING_INVITATIONS", PENDING))
+
+
+def lifetime() -> float:
+    """``REFEREE_INVITATION_DAYS``, in seconds: how long an invitation stays pending."""
+    return _positive("REFEREE_INVITATION_DAYS", LIFETIME_DAYS) * DAY
+
+
+def inviter_of(player_id: str | None, address: str | None) -> str:
+    """Who invites: the creating player, or the client address where there is none."""
+    return f"player:{player_id}" if player_id else f"address:{address or 'unknown'}"
+
+
+def _key(inviter: str) -> str:
+    return hashlib.sha256(inviter.encode()).hexdigest()[:32]
+
+
+def invite(service, what: str, invitees: list[tuple[str, str]], inviter: str,
+           still_waiting: Callable[[str, str], bool] | None = None, now: float | None = None) -> list[str]:
+    """Note ``what`` as pending for each invitee (``(player id, the request's field
+    naming it)``), all or none: an invitee with too many pending is 429 naming its
+    field, and nothing is noted for anyone. ``still_waiting(what, player)`` says
+    whether an older pending invitation still waits on the player (one that does not
+    is dropped before the invitee is found full). Returns the invitees to mail now:
+    those with a confirmed address and no invitation mailed from ``inviter`` within
+    a day."""
+    players, now = players_of(service), time.time() if now is None else now
+    most, expires = most_pending(), now + lifetime()
+    noted: list[str] = []
+    for pid, field in invitees:
+        full = players.invitation_add(pid, what, now, expires, most)
+        if full is not None and still_waiting is not None:
+            for old in players.invitations_of(pid, now):
+                if not still_waiting(old, pid):
+                    players.invitation_drop(pid, old)
+            full = players.invitation_add(pid, what, now, expires, most)
+        if full is not None:
+            for done in noted:
+                players.invitation_drop(done, what)
+            raise TooManyInvitations(
+                f"this player has {most} invitations waiting for an answer; the earliest expires in "
+                f"{_wait(full - now)}", field=field, retry_after=max(1, math.ceil(full - now)))
+        noted.append(pid)
+    return [pid for pid in dict.fromkeys(noted)
+            if confirmed_email(players.get(pid)) and players.invitation_mail_claim(pid, _key(inviter), now, DAY)]
+
+
+def _wait(seconds: float) -> str:
+    hours = max(1, math.ceil(seconds / 3600))
+    return f"{hours} hour" + ("s" if hours != 1 else "")
+
+
+def withdraw(service, player_id: str, what: str) -> None:
+    """The invitation was answered or withdrawn: it is pending no more."""
+    players_of(service).invitation_drop(player_id, what)
+
+
+def pending(service, player_id: str, now: float | None = None) -> list[str]:
+    """The player's pending invitations, the oldest first."""
+    return players_of(service).invitations_of(player_id, time.time() if now is None else now)
+
+
+def confirmed_email(player: dict | None) -> str | None:
+    """The player's address, if confirmed (the only kind the referee mails)."""
     contacts = (player or {}).get("contacts") or {}
-    return bool(contacts.get("email_confirmed") and (contacts.get("email") or "").lower() == email.lower())
-
-
-def queue(service, record: dict, now: float | None = None) -> list[int]:
-    """Queue one message per invited address of a new open game, where the rule allows
-    one; returns the seats whose invitation is queued. Never raises: the game is made."""
-    try:
-        players, now = players_of(service), time.time() if now is None else now
-        seen, queued = set(), []
-        for i, s in enumerate(record["seats"]):
-            email = s.get("invite")
-            if email is None or email.lower() in seen:
-                continue
-            seen.add(email.lower())
-            if _confirmed_owner(players, email) or players.claim_address(address_key(email), now, window()):
-                players.queue_mail(f"{PREFIX}{record['id']}.{i}", now)
-                queued.append(i)
-    except Exception:  # the store away for a moment: the game stands, the invitation is in `me`
-        return []
-    if queued:
-        threading.Thread(target=_quietly, args=(service,), daemon=True, name="invitation-mail").start()
-    return queued
-
-
-def _quietly(service) -> None:
-    try:
-        deliver_due(service)
-    except Exception:  # the sender's next round sends it
-        pass
-
-
-def _names(players, record: dict) -> list[str]:
-    names = []
-    for s in record["seats"]:
-        if "player" in s:
-            names.append(((players.get(s["player"]) or {}).get("name")) or "a player")
-        elif "invite" in s or "open" in s:
-            names.append("an open seat" if "open" in s else "an invited player")
-        else:
-            names.append(f"a {s.get('bot')} bot")  # never the name the inviter gave it
-    return names
-
-
-def link(game_id: str) -> str | None:
-    """The game's page, where the referee knows its own public address."""
-    base = os.environ.get("REFEREE_PUBLIC_URL", "").rstrip("/")
-    return f"{base}/games/{game_id}" if base else None
-
-
-def message(record: dict, seat: int, names: list[str]) -> EmailMessage:
-    from referee.mail.sending import settings
-
-    s = settings()
-    title = get_engine(record["game"]).title
-    gid = record["id"]
-    msg = EmailMessage()
-    msg["From"] = s["from"]
-    msg["To"] = record["seats"][seat]["invite"]
-    msg["Subject"] = f"A seat is kept for you in a game of {title}"
-    msg["Message-ID"] = f"<invite.{gid}.{seat}@{s['domain']}>"
-    msg["Date"] = formatdate(localtime=False)
-    msg["Auto-Submitted"] = "auto-generated"  # RFC 3834: no auto-replies
-    lines = [f"A game referee (castle-referee) keeps a seat for this address in a game of {title}",
-             f"(game {gid}); the seats: {', '.join(names)}.", "",
-             "To take it:",
-             "1. register a player with this address (POST /v1/players with your name and this",
-             "   address), or use a player of yours that has it;",
-             "2. confirm the address with the code the referee mails to it (a player that has",
-             "   it confirmed already skips this). The referee mails an address at most once",
-             f"   in {int(window() // 3600) or 1} hour(s): if no code comes, set the address again",
-             "   (PATCH /v1/players/me) once that time has passed;",
-             f"3. join with the player's token: POST /v1/games/{gid}/join."]
-    url = link(gid)
-    lines += (["", f"The game: {url}"] if url else []) + [
-        "", "If you do not want to play, do nothing: this address gets no other mail from the",
-        "referee unless it is confirmed.", ""]
-    msg.set_content("\n".join(lines))
-    return msg
-
-
-def deliver_due(service, now: float | None = None, limit: int = 50) -> int:
-    """Send every invitation due now; returns how many were sent. Safe in several
-    processes at once: each is claimed before it is sent."""
-    from referee.mail import outbox, sending
-
-    players = players_of(service)
-    now = time.time() if now is None else now
-    sent = 0
-    for entry in players.due_mail(now, limit):
-        key = entry["player"]
-        if not key.startswith(PREFIX) or not players.claim_mail(entry, now + sending.lease()):
-            continue
-        gid, _, seat = key[len(PREFIX):].rpartition(".")
-        text = players.open_get(gid)
-        record = json.loads(text) if text else None
-        if record is None or record["status"] != "open" or not seat.isdigit() \
-                or int(seat) >= len(record["seats"]) or "invite" not in record["seats"][int(seat)]:
-            players.mail_done(key)  # the seat is taken or the game gone: nothing to send
-            continue
-        attempts = entry["attempts"] + 1
-        try:
-            sending.send_email(message(record, int(seat), _names(players, record)))
-        except Exception as err:  # a failing SMTP server: later, with backoff
-            players.mail_failed(key, attempts, now + outbox.backoff(attempts),
-                                f"{type(err).__name__}: {err}"[:500])
-            continue
-        players.mail_done(key)
-        sent += 1
-    return sent
+    return contacts.get("email") if contacts.get("email") and contacts.get("email_confirmed") else None

@@ -1,5 +1,6 @@
 """Open games: seats anyone may take (``{"open": true}``) or kept for one invited
-player (``{"invite": ADDRESS}``), filled by players joining from the lobby.
+player (``{"invite_player": ID}``, or ``{"invite": ADDRESS}`` for whoever confirms
+that address), filled by players joining from the lobby.
 
 An open game is a record only, beside the players (``PlayerStore.open_*``), with
 no log: nothing is dealt, committed or appended while a seat is empty. When the
@@ -16,10 +17,13 @@ write and creates the game; a process that dies between the two leaves a game
 ``starting`` without a log, which the next read of it (the lobby's, a join's, the
 summary's) creates.
 
-An invitation is mailed once, under the confirmation's rule of one message per
-address and window (referee/players/invitations.py). The seat is kept for the
-player whose *confirmed* address it is: the invitee registers (or has registered)
-with that address, confirms it, and joins.
+A seat kept for a player is that player's to take (``join``) or refuse
+(``decline``: the game is then ``cancelled``, nothing dealt, nothing rated): nobody
+is seated but by their own act (referee/players/seating.py). Each invitation is
+pending for its player until answered or withdrawn, within the bounds of
+referee/players/invitations.py, and mailed under referee/players/invitation_mail.py:
+an address's seat is kept for the player whose *confirmed* address it is, and the
+message's link registers the invitee if need be and seats them.
 """
 
 from __future__ import annotations
@@ -33,8 +37,8 @@ from referee.errors import Forbidden, GameOver, NoSuchGame, Unauthenticated, Ver
 from referee.events import utcnow
 from referee.games.base import MalformedMove, RefereeError
 from referee.mail.contacts import check_email, parse_spectators
-from referee.players import accounts
-from referee.players import invitations as mailing
+from referee.players import invitation_mail as mailing
+from referee.players import invitations, seating
 from referee.players.confirmation import address_key
 from referee.players.store import players_of
 from referee.service.creating import new_game_id
@@ -58,10 +62,22 @@ class NotInvited(RefereeError):
     code, status = "not-invited", 403
 
 
+KEPT = ("open", "invite", seating.INVITE_PLAYER)  # the keys of a seat not yet taken
+
+
+def free(seat: dict) -> bool:
+    """Whether an open game's seat is still to take (open, or kept for someone invited)."""
+    return any(k in seat for k in KEPT)
+
+
 def is_open(players) -> bool:
     """Whether a creation's seats ask for an open game."""
-    return isinstance(players, list) and any(isinstance(p, dict) and ("open" in p or "invite" in p)
-                                             for p in players)
+    return isinstance(players, list) and any(isinstance(p, dict) and free(p) for p in players)
+
+
+def what(game_id: str) -> str:
+    """An open game's name among a player's invitations (referee/players/invitations.py)."""
+    return f"game:{game_id}"
 
 
 def _open_seat(entry: dict, i: int) -> dict:
@@ -78,9 +94,12 @@ def _open_seat(entry: dict, i: int) -> dict:
 
 
 def open_game(service, game: str, players: list, options: dict | None, spectators: dict | None,
-              rated: bool) -> dict:
+              rated: bool, inviter: str | None = None) -> dict:
     """A new open game: checked as a game's creation would be (the game, its
-    options, every given seat), then kept as a record, with no log yet."""
+    options, every given seat), then kept as a record, with no log yet. Each
+    invited player's invitation is noted first (429 when one has too many
+    pending: nothing is kept). ``inviter``: the creating player or client address
+    (``invitations.inviter_of``)."""
     if not isinstance(options or {}, dict):
         raise MalformedMove("options must be an object", field="options")
     options = dict(options or {})
@@ -91,16 +110,26 @@ def open_game(service, game: str, players: list, options: dict | None, spectator
         if isinstance(p, dict) and ("open" in p or "invite" in p):
             seats.append(_open_seat(p, i))
             names.append(f"seat {i}")
-        else:
-            entry = entries.parse_player(p, i, service)
-            if entry.get("bot") is None and entry.get("player") is None:
-                raise MalformedMove("an open game's seats are players, bots, open or invited",
-                                    field=f"players[{i}]")
-            seats.append({"player": entry["player"]} if entry.get("player") else p)
-            names.append(entry["name"])
-    taken = [s["player"] for s in seats if "player" in s]
+            continue
+        if isinstance(p, dict) and seating.INVITE_PLAYER in p:
+            found = seating.invited_player(service, p, i)
+            key = "player" if found["bot"] else seating.INVITE_PLAYER  # a bot takes its seat at once
+            seats.append({key: found["id"], "name": found["name"]})
+            names.append(found["name"])
+            continue
+        entry = entries.parse_player(p, i, service)
+        if entry.get("bot") is None and entry.get("player") is None:
+            raise MalformedMove("an open game's seats are players, bots, open or invited",
+                                field=f"players[{i}]")
+        seats.append({"player": entry["player"], "name": entry["name"]} if entry.get("player") else p)
+        names.append(entry["name"])
+    taken = [s.get("player") or s.get(seating.INVITE_PLAYER) for s in seats]
+    taken = [pid for pid in taken if pid]
     if len(set(taken)) != len(taken):
         raise MalformedMove("a player takes one seat of a game", field="players")
+    named = [i for i, s in enumerate(seats) if "name" in s]  # the seats whose holder is known now
+    for k, i in enumerate(named):
+        entries.check_unique(names[i], {j: names[j] for j in named[:k]}, f"players[{i}]")
     if not isinstance(rated, bool):
         raise MalformedMove("rated is true or false", field="rated")
     if not isinstance(game, str):
@@ -109,19 +138,81 @@ def open_game(service, game: str, players: list, options: dict | None, spectator
     Table.created_event(game, "check", names, check, "check", False)  # the game, its options, its size
     parse_spectators(spectators)  # checked now: the game's creation must not fail later
     gid, admin = new_game_id(), new_token()
+    inviter = inviter or invitations.inviter_of(None, None)
     record = {"id": gid, "game": game, "created": utcnow(), "status": "open", "options": options,
-              "rated": rated, "spectators": spectators, "seats": seats, "admin_hash": token_hash(admin)}
+              "rated": rated, "spectators": spectators, "seats": seats, "admin_hash": token_hash(admin),
+              "inviter": inviter}
+    known = invitees(service, record)  # each noted first: a player with too many is 429, nothing kept
+    fields = {i: f"players[{i}]." + ("invite" if "invite" in seats[i] else seating.INVITE_PLAYER) for i in known}
+    mail = invitations.invite(service, what(gid), [(pid, fields[i]) for i, pid in sorted(known.items())],
+                              inviter, still_waiting=lambda w, pid: _still_kept(service, w, pid))
     players_of(service).open_create(record)
     for s in seats:  # told to the invitee's own `GET /v1/players/me` once the address is confirmed
         if "invite" in s:
             players_of(service).invite(address_key(s["invite"]), gid)
-    mailing.queue(service, record)  # mailed by a thread and the sender's rounds, never waited for
-    return {**shown(record), "admin_token": admin, "seed_commitment": None}
+    # mailed by a thread and the sender's rounds, never waited for: a known player's once a day
+    # from one inviter, an address nobody has confirmed once a window
+    strangers = {i for i, s in enumerate(seats) if "invite" in s and i not in known}
+    mailing.queue(service, record, {i for i, pid in known.items() if pid in mail} | strangers)
+    return {**shown(service, record), "admin_token": admin, "seed_commitment": None}
 
 
-def shown(record: dict) -> dict:
+def _still_kept(service, invitation: str, player_id: str) -> bool:
+    """Whether a pending invitation of the player's still keeps a seat for them (an
+    invitation to anything but an open game is kept until it expires)."""
+    kind, _, gid = invitation.partition(":")
+    if kind != "game":
+        return True
+    text = players_of(service).open_get(gid)
+    record = json.loads(text) if text else None
+    player = players_of(service).get(player_id) or {"id": player_id, "contacts": {}}
+    return record is not None and record["status"] == "open" and kept_seat(record, player) is not None
+
+
+def kept_seat(record: dict, player: dict) -> int | None:
+    """The seat of an open game kept for this player: invited by id, or by the
+    address the player has confirmed (compared without case). None: no seat is."""
+    contacts = player.get("contacts") or {}
+    mine = (contacts.get("email") or "").lower() if contacts.get("email_confirmed") else ""
+    for i, s in enumerate(record["seats"]):
+        if s.get(seating.INVITE_PLAYER) == player["id"] or (mine and s.get("invite", "").lower() == mine):
+            return i
+    return None
+
+
+def invitees(service, record: dict) -> dict[int, str]:
+    """{seat: player} of the seats kept for a known player: an invited one, or the
+    player who has an invited address confirmed now."""
+    players = players_of(service)
+    out = {}
+    for i, s in enumerate(record["seats"]):
+        pid = s.get(seating.INVITE_PLAYER) or (mailing.confirmed_owner(players, s["invite"]) if "invite" in s else None)
+        if pid:
+            out[i] = pid
+    return out
+
+
+def withdraw(service, record: dict, seats=None) -> None:
+    """The invitations of these seats (all, when None) are answered or withdrawn:
+    pending no more for their players."""
+    for seat, pid in invitees(service, record).items():
+        if seats is None or seat in seats:
+            invitations.withdraw(service, pid, what(record["id"]))
+
+
+def _player_name(service, seat: dict) -> str | None:
+    """The name a player's seat shows: kept with the seat, else (an open game made
+    before names were kept) the player's own."""
+    pid = seat.get("player") or seat.get(seating.INVITE_PLAYER)
+    if seat.get("name") or not pid:
+        return seat.get("name")
+    return (players_of(service).get(pid) or {}).get("name")
+
+
+def shown(service, record: dict) -> dict:
     """An open game as anyone may see it: never its seed or deck, never an
-    invitation's address (only that the seat is kept for someone invited)."""
+    invitation's address (only that the seat is kept for someone invited); a seat
+    kept for a player by that player's name, ``invited`` until they take it."""
     options = {k: ("hidden until the game ends" if k in DECK_OPTIONS and v is not None else v)
                for k, v in record["options"].items() if k != "seed"}
     seats = []
@@ -130,123 +221,58 @@ def shown(record: dict) -> dict:
             seats.append({"seat": i, "name": None, "open": True})
         elif "invite" in s:
             seats.append({"seat": i, "name": None, "invited": True})
+        elif seating.INVITE_PLAYER in s:
+            seats.append({"seat": i, "name": _player_name(service, s), "player": s[seating.INVITE_PLAYER],
+                          "invited": True})
         elif "player" in s:
-            seats.append({"seat": i, "name": None, "player": s["player"]})
+            seats.append({"seat": i, "name": _player_name(service, s), "player": s["player"]})
         else:
             seats.append({"seat": i, "name": s.get("name"), "bot": s.get("bot")})
-    return {"id": record["id"], "game": record["game"], "status": record["status"],
-            "created_at": record["created"], "version": 0,
-            "options": options, "stacked": "seed" in record["options"] or any(
-                record["options"].get(k) is not None for k in DECK_OPTIONS),
-            "rated": record["rated"], "seats": seats, "moves": 0, "to_act": None,
-            "players": [s.get("name") or "" for s in record["seats"]],
-            "open_seats": sum(1 for s in record["seats"] if "open" in s or "invite" in s)}
+    out = {"id": record["id"], "game": record["game"], "status": record["status"],
+           "created_at": record["created"], "version": 0,
+           "options": options, "stacked": "seed" in record["options"] or any(
+               record["options"].get(k) is not None for k in DECK_OPTIONS),
+           "rated": record["rated"], "seats": seats, "moves": 0, "to_act": None,
+           "players": [s["name"] or "" for s in seats],
+           "open_seats": sum(1 for s in record["seats"] if free(s))}
+    if record.get("declined") is not None:
+        out["declined"] = record["declined"]
+    return out
 
 
-def _read(service, game_id) -> tuple[dict, str]:
+def read(service, game_id) -> tuple[dict, str]:
     text = players_of(service).open_get(game_id) if isinstance(game_id, str) and len(game_id) <= 100 else None
     if text is None:
         raise NoSuchGame(f"no open game {game_id!r}")
     record = json.loads(text)
     if record["status"] == "starting":
-        _start(service, record)
+        start(service, record)
     return record, text
 
 
 def find(service, game_id: str) -> dict | None:
     """The open game as shown, or None when there is none of that id."""
     try:
-        record, _ = _read(service, game_id)
+        record, _ = read(service, game_id)
     except NoSuchGame:
         return None
-    return shown(record)
+    return shown(service, record)
 
 
 def lobby(service, limit: int = 100, after: str | None = None) -> dict:
     rows = players_of(service).lobby(limit + 1, after)
-    page = [shown(r) for r in rows[:limit]]
+    page = [shown(service, r) for r in rows[:limit]]
     return {"games": page, "next": page[-1]["id"] if len(rows) > limit else None}
 
 
-def invitations(service, player: dict) -> list[dict]:
-    """The open games keeping a seat for the player's confirmed address (the latest
-    100 invitations read): ``{id, game, seat, created_at}`` each, oldest first."""
-    contacts = player["contacts"]
-    if not (contacts.get("email") and contacts.get("email_confirmed")):
-        return []
-    mine = contacts["email"].lower()
-    players, out = players_of(service), []
-    for gid in dict.fromkeys(players.invited(address_key(contacts["email"]))):
-        text = players.open_get(gid)
-        record = json.loads(text) if text else None
-        if record is None or record["status"] != "open":
-            continue
-        seat = next((i for i, s in enumerate(record["seats"]) if s.get("invite", "").lower() == mine), None)
-        if seat is not None:
-            out.append({"id": gid, "game": record["game"], "seat": seat, "created_at": record["created"]})
-    return out
-
-
-def _seat_for(record: dict, player: dict, seat) -> int:
-    mine = (player["contacts"].get("email") or "").lower() if player["contacts"].get("email_confirmed") else ""
-    free = [i for i, s in enumerate(record["seats"]) if "open" in s or "invite" in s]
-    if seat is None:
-        invited = [i for i in free if record["seats"][i].get("invite", "").lower() == mine and mine]
-        anyone = [i for i in free if "open" in record["seats"][i]]
-        if not (invited or anyone):
-            raise SeatTaken("no seat of this game is open to you", field="seat")
-        return (invited or anyone)[0]
-    if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < len(record["seats"]):
-        raise MalformedMove(f"seat must be a number from 0 to {len(record['seats']) - 1}", field="seat")
-    if seat not in free:
-        raise SeatTaken(f"seat {seat} is taken", field="seat")
-    invite = record["seats"][seat].get("invite")
-    if invite is not None and invite.lower() != mine:
-        raise NotInvited("this seat is kept for an invited player: join with the player whose confirmed "
-                         "address was invited", field="seat")
-    return seat
-
-
-def join(service, game_id: str, token: str | None, body: dict | None) -> dict:
-    """Take a seat of an open game with a player token. Of two joiners racing for
-    the last seat, one takes it; the other gets 409."""
-    player = accounts.authenticate(service, token)
-    body = body or {}
-    if not isinstance(body, dict) or set(body) - {"seat"}:
-        raise MalformedMove("the body is {seat?}", field=sorted(set(body) - {"seat"})[0]
-                            if isinstance(body, dict) else "body")
-    for _ in range(50):
-        try:
-            record, text = _read(service, game_id)
-        except NoSuchGame:
-            if service.store.record(game_id) is not None:  # a game of the usual kind
-                raise NotOpen("the game is not open: its seats are all taken", field="game_id") from None
-            raise
-        if record["status"] != "open":
-            raise NotOpen(f"the game is {record['status']}: no seat is open", field="game_id")
-        if any(s.get("player") == player["id"] for s in record["seats"]):
-            raise AlreadyJoined("you hold a seat of this game already", field="player")
-        seat = _seat_for(record, player, body.get("seat"))
-        seats = [{"player": player["id"]} if i == seat else s for i, s in enumerate(record["seats"])]
-        full = not any("open" in s or "invite" in s for s in seats)
-        fresh = {**record, "seats": seats, "status": "starting" if full else "open"}
-        if players_of(service).open_swap(game_id, text, fresh):
-            break
-    else:  # pragma: no cover - fifty joins in a row won every race
-        raise VersionConflict("others kept joining first; try again")
-    out = {"id": game_id, "seat": seat, "player": player["id"], "status": "open"}
-    if full:
-        created = _start(service, fresh)
-        out.update(status=created["status"], version=created["version"])
-    return out
-
-
-def _start(service, record: dict) -> dict:
+def start(service, record: dict) -> dict:
     """Create the filled game (idempotent: a second starter finds it created)."""
     found = service.store.record(record["id"])
     if found is None:
+        # a player's seat as service.create takes it: {"player": ID} alone (its name is the player's)
+        seats = [{"player": s["player"]} if "player" in s else s for s in record["seats"]]
         try:
-            service.create(record["game"], record["seats"], record["options"], record["spectators"],
+            service.create(record["game"], seats, record["options"], record["spectators"],
                            rated=record["rated"], game_id=record["id"], admin_hash=record["admin_hash"])
         except RefereeError:
             raise
@@ -281,17 +307,17 @@ def fill(service, game_id: str, token: str | None, seat, body: dict) -> dict:
     entry = entries.parse_player({"name": body.get("name") or f"{body['bot']} bot", "bot": body["bot"]}, None,
                                  where="")  # refusals name the body's own fields
     for _ in range(50):
-        record, text = _read(service, game_id)
+        record, text = read(service, game_id)
         _admin(record, token)
         if record["status"] != "open":
             raise NotOpen(f"the game is {record['status']}: no seat is open", field="game_id")
         if not isinstance(seat, int) or not 0 <= seat < len(record["seats"]):
             raise MalformedMove(f"seat must be a number from 0 to {len(record['seats']) - 1}", field="seat")
-        if not ("open" in record["seats"][seat] or "invite" in record["seats"][seat]):
+        if not free(record["seats"][seat]):
             raise SeatTaken(f"seat {seat} is taken", field="seat")
         seats = [{"name": entry["name"], "bot": entry["bot"]} if i == seat else s
                  for i, s in enumerate(record["seats"])]
-        full = not any("open" in s or "invite" in s for s in seats)
+        full = not any(free(s) for s in seats)
         if full:  # the game must be one the referee can create (a Castle Danger of bots needs a turn limit)
             bots = {i: s["bot"] for i, s in enumerate(seats) if s.get("bot")}
             try:
@@ -305,9 +331,10 @@ def fill(service, game_id: str, token: str | None, seat, body: dict) -> dict:
             break
     else:  # pragma: no cover
         raise VersionConflict("the game kept changing; try again")
+    withdraw(service, record, {seat})  # the seat's invitation, if it kept one, is withdrawn
     out = {"id": game_id, "seat": seat, "bot": entry["bot"], "status": "open"}
     if full:
-        out.update(_start(service, fresh))
+        out.update(start(service, fresh))
     return out
 
 
@@ -315,10 +342,11 @@ def cancel(service, game_id: str, token: str | None) -> dict:
     """The admin cancels an open game: out of the lobby, nobody can join."""
     _token_given(token)
     for _ in range(50):
-        record, text = _read(service, game_id)
+        record, text = read(service, game_id)
         _admin(record, token)
         if record["status"] != "open":
             raise GameOver(f"the game is {record['status']}: too late to cancel it (abort it instead)")
         if players_of(service).open_swap(game_id, text, {**record, "status": "cancelled"}):
+            withdraw(service, record)
             return {"id": game_id, "status": "cancelled"}
     raise VersionConflict("the game kept changing; try again")  # pragma: no cover

@@ -95,6 +95,21 @@ return 1
 """
 
 
+# KEYS: the player's pending invitations (a sorted set: what -> when it expires).
+# ARGV: now, expires, what, the most pending at once. The set itself expires with
+# its last invitation, so a player nobody answers keeps nothing for ever.
+INVITE = """
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
+if not redis.call('ZSCORE', KEYS[1], ARGV[3]) and redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[4]) then
+  return redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')[2]
+end
+redis.call('ZADD', KEYS[1], ARGV[2], ARGV[3])
+local last = redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES')[2]
+redis.call('EXPIREAT', KEYS[1], math.ceil(tonumber(last)))
+return false
+"""
+
+
 def _p(player_id: str, what: str) -> str:
     return f"{{p:{player_id}}}:{what}"
 
@@ -123,6 +138,7 @@ class RedisPlayers(PlayerStore):
         self._take_try = r.register_script(TAKE_TRY)
         self._claim_mail = r.register_script(CLAIM_MAIL)
         self._swap = r.register_script(SWAP)
+        self._invite = r.register_script(INVITE)
 
     # ---- players ---------------------------------------------------------------------
 
@@ -240,6 +256,22 @@ class RedisPlayers(PlayerStore):
                 if game is not None and game["status"] == "open" and len(out) < limit:
                     out.append(game)
         return out
+
+    # ---- invitations (each key in the invited player's slot) ---------------------------
+
+    def invitation_add(self, player_id, what, now, expires, most):
+        full = self._invite(keys=[_p(player_id, "invitations")], args=[repr(now), repr(expires), what, most])
+        return None if full is None else float(full)
+
+    def invitation_drop(self, player_id, what):
+        self.r.zrem(_p(player_id, "invitations"), what)
+
+    def invitations_of(self, player_id, now):
+        return [_text(w) for w in self.r.zrangebyscore(_p(player_id, "invitations"), f"({now!r}", "+inf")]
+
+    def invitation_mail_claim(self, player_id, inviter, now, seconds):
+        return bool(self.r.set(_p(player_id, "invited-by:" + inviter), int(now), nx=True,
+                               px=max(1, int(seconds * 1000))))
 
     # ---- results ---------------------------------------------------------------------
 

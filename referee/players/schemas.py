@@ -104,10 +104,15 @@ class PlayerContacts(Schema):
 
 
 class PlayerInvitation(Schema):
-    id = fields.String(metadata={"description": "the open game (POST /v1/games/{id}/join)"})
+    id = fields.String(metadata={"description": "the open game (POST /v1/games/{id}/join, or .../decline)"})
     game = fields.String()
-    seat = fields.Integer(metadata={"description": "the seat kept for the player's address"})
+    title = fields.String(metadata={"description": "the game's name, as players say it"})
+    seat = fields.Integer(metadata={"description": "the seat kept for the player (invited by id or address)"})
     created_at = fields.String()
+    players = fields.List(fields.String(), metadata={
+        "description": "who holds or is invited to each seat, by name; \"\" for a seat nobody holds yet"})
+    inviter = fields.String(allow_none=True, metadata={
+        "description": "the inviting player's name; null where no player invited (a client address did)"})
 
 
 class PlayerMe(PlayerProfile):
@@ -116,7 +121,8 @@ class PlayerMe(PlayerProfile):
         "description": f"the games waiting on this player's move (at most {WAITING}): nearest deadline "
                        "first, then oldest"})
     invitations = fields.List(fields.Nested(PlayerInvitation), metadata={
-        "description": "GET only: the open games keeping a seat for the player's confirmed address"})
+        "description": "GET only: the open games keeping a seat for the player (invited by id, or by the "
+                       "player's confirmed address), oldest first"})
     webhook_secret = fields.String(metadata={"description": "after a new webhook URL: its secret, shown once"})
 
 
@@ -169,8 +175,8 @@ class PlayerHistory(Schema):
 
 
 class JoinGame(Strict):
-    seat = fields.Integer(metadata={"description": "the seat to take (else the one kept for your confirmed "
-                                                   "address, or the first open one)"})
+    seat = fields.Integer(metadata={"description": "the seat to take (else the one kept for you, invited by id "
+                                                   "or confirmed address, or the first open one)"})
 
 
 class FillSeat(Strict):
@@ -185,5 +191,6 @@ class Joined(Schema):
     player = fields.String()
     bot = fields.String()
     status = fields.String(metadata={"description": "open while seats remain; then the created game's "
-                                                    "(settling or active); cancelled"})
+                                                    "(settling or active); cancelled (by its admin, or an "
+                                                    "invited player's decline)"})
     version = fields.Integer(metadata={"description": "the created game's version, once every seat is taken"})

@@ -46,6 +46,12 @@ CREATE TABLE IF NOT EXISTS address_owners (address TEXT PRIMARY KEY, player TEXT
 -- confirmation codes tried, per player and client address (``players.attempts`` is no longer read)
 CREATE TABLE IF NOT EXISTS confirm_tries (
     player TEXT NOT NULL, client TEXT NOT NULL, n INTEGER NOT NULL, PRIMARY KEY (player, client)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS player_invitations (
+    player TEXT NOT NULL, what TEXT NOT NULL, expires REAL NOT NULL,
+    PRIMARY KEY (player, what)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS invitation_mail (
+    player TEXT NOT NULL, inviter TEXT NOT NULL, until REAL NOT NULL,
+    PRIMARY KEY (player, inviter)) WITHOUT ROWID;
 """
 
 
@@ -174,6 +180,35 @@ class SqlitePlayers(SideTables, PlayerStore):
                               "(SELECT created, id FROM open_games WHERE id = ?) ORDER BY created, id LIMIT ?",
                               (after, limit))
         return [json.loads(r[0]) for r in rows]
+
+    # ---- invitations ------------------------------------------------------------------
+
+    def invitation_add(self, player_id, what, now, expires, most):
+        with self._tx() as conn:
+            conn.execute("DELETE FROM player_invitations WHERE player = ? AND expires <= ?", (player_id, now))
+            held = conn.execute("SELECT what, expires FROM player_invitations WHERE player = ? ORDER BY expires",
+                                (player_id,)).fetchall()
+            if len(held) >= most and what not in {w for w, _ in held}:
+                return held[0][1]
+            conn.execute("INSERT OR REPLACE INTO player_invitations VALUES (?, ?, ?)", (player_id, what, expires))
+        return None
+
+    def invitation_drop(self, player_id, what):
+        with self._tx() as conn:
+            conn.execute("DELETE FROM player_invitations WHERE player = ? AND what = ?", (player_id, what))
+
+    def invitations_of(self, player_id, now):
+        return [r[0] for r in self._read("SELECT what FROM player_invitations WHERE player = ? AND expires > ? "
+                                         "ORDER BY expires", (player_id, now))]
+
+    def invitation_mail_claim(self, player_id, inviter, now, seconds):
+        with self._tx() as conn:
+            conn.execute("DELETE FROM invitation_mail WHERE player = ? AND until <= ?", (player_id, now))
+            if conn.execute("SELECT 1 FROM invitation_mail WHERE player = ? AND inviter = ?",
+                            (player_id, inviter)).fetchall():
+                return False
+            conn.execute("INSERT INTO invitation_mail VALUES (?, ?, ?)", (player_id, inviter, now + seconds))
+        return True
 
     # ---- results ---------------------------------------------------------------------
 

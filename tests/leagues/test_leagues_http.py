@@ -323,22 +323,27 @@ def test_a_game_lost_on_time_is_recorded_and_ends_the_league(client):
 
 
 def test_the_league_admin_hands_a_seat_of_a_running_league_game_on(client):
-    """The league's admin token is its games' admin token: the organiser gives a
-    player's seat in a game being played to another registered player, whose own
-    token then plays it, and the old holder's no longer does."""
+    """The league's admin token is its games' admin token: the organiser hands a
+    player's seat in a game being played on, by name (its new token is in the answer),
+    and the old holder's token no longer plays it. A registered player is never
+    seated that way: a player is seated only by their own act (403)."""
     humans = players(client, 4, bot=None)
     league = create(client, humans, format="swiss", rounds=2)
     game = client.get(f"/v1/leagues/{league['id']}").json["rounds"][0]["games"][0]
     gid, leaving = game["game"], game["seats"][0]
     sub = client.post("/v1/players", json={"name": "Substitute"}).json
     seated = next(p for p in humans if p["id"] == game["seats"][1])
-    r = client.post(f"/v1/games/{gid}/seats/0/replace", json={"player": sub["id"]},
+    r = client.post(f"/v1/games/{gid}/seats/0/replace", json={"name": "Substitute"},
                     headers=auth(seated["token"]))  # a player's token is no admin's
     assert r.status_code == 403
     r = client.post(f"/v1/games/{gid}/seats/0/replace", json={"player": sub["id"]},
                     headers=auth(league["admin_token"]))
+    assert r.status_code == 403 and r.json["field"] == "player", r.json
+    assert client.get(f"/v1/players/{sub['id']}").json["current_games"] == []
+    r = client.post(f"/v1/games/{gid}/seats/0/replace", json={"name": "Substitute"},
+                    headers=auth(league["admin_token"]))
     assert r.status_code == 201, r.json
-    assert client.get(f"/v1/games/{gid}/view", headers=auth(sub["token"])).json["seat"] == 0
+    assert client.get(f"/v1/games/{gid}/view", headers=auth(r.json["token"])).json["seat"] == 0
     old = next(p for p in humans if p["id"] == leaving)
     r = client.get(f"/v1/games/{gid}/view", headers=auth(old["token"]))
     assert (r.status_code, r.json["code"]) == (403, "not-your-seat")  # a player still, with no seat here

@@ -1,9 +1,11 @@
 // The player's own page (/me): the games waiting on the player first, then the
-// player's other games, the open games keeping a seat for the player, the leagues.
+// player's other games, the open games keeping a seat for the player (Accept, Decline),
+// the leagues.
 //
 // The player token comes from the address's fragment (#token=...), which is never
 // sent to the server in an address; this script sends it only in an
-// Authorization header to GET /v1/players/me (and POST /v1/games/{id}/join).
+// Authorization header to GET /v1/players/me (and, through seats.js, POST
+// /v1/games/{id}/join or .../decline to answer an invitation).
 // Each game's link carries the same token in its fragment, so the game page
 // plays the player's seat with it.
 (function () {
@@ -37,27 +39,42 @@
     items.forEach(function (it) { list.appendChild(make(it)); });
   }
 
-  function join(g, button) {
-    button.disabled = true;
-    fetch("/v1/games/" + encodeURIComponent(g.id) + "/join", {
-      method: "POST", headers: { "Authorization": "Bearer " + token, "Content-Type": "application/json" },
-      body: JSON.stringify({ seat: g.seat })
-    }).then(function (r) {
-      return r.json().catch(function () { return {}; }).then(function (body) {
-        if (r.ok) { say(""); status.textContent = "You joined " + g.game + " " + g.id + "."; load(); return; }
-        button.disabled = false;
-        say("Not joined: " + (body.detail || body.title || ("the referee answered " + r.status)));
-      });
-    }, function () { button.disabled = false; say("Not joined: no answer from the referee. Try again."); });
+  function answer(g, what, li) {
+    var seats = window.refereeSeats, buttons = li.querySelectorAll("button");
+    if (what === "decline" && !window.confirm("Decline the seat kept for you in " + (g.title || g.game) +
+        "? The game is then cancelled for everyone.")) { return; }
+    Array.prototype.forEach.call(buttons, function (b) { b.disabled = true; });
+    seats.post(g.id, what, what === "join" ? { seat: g.seat } : {}).then(function (res) {
+      if (res.ok) {
+        say("");
+        status.textContent = what === "join" ? "You took seat " + g.seat + " of " + (g.title || g.game) + " " + g.id + "." :
+          "You declined " + (g.title || g.game) + " " + g.id + ": it is cancelled.";
+        load();
+        return;
+      }
+      Array.prototype.forEach.call(buttons, function (b) { b.disabled = false; });
+      say((what === "join" ? "Not joined: " : "Not declined: ") + seats.refusal(res));
+    }, function () {
+      Array.prototype.forEach.call(buttons, function (b) { b.disabled = false; });
+      say("No answer from the referee. Try again.");
+    });
   }
 
   function invitationItem(g) {
-    var li = el("li", g.game + " (seat " + g.seat + ") "), b = el("button", "Join");
-    b.type = "button";
-    b.setAttribute("aria-label", "Join " + g.game + " " + g.id + " at seat " + g.seat);
-    b.addEventListener("click", function () { join(g, b); });
-    li.appendChild(el("small", g.id + " "));
-    li.appendChild(b);
+    var li = el("li"), a = el("a", (g.title || g.game) + ": " + (g.players || []).map(function (p, i) {
+      return i === g.seat ? "you" : (p || "an open seat");
+    }).join(", "));
+    a.href = "/games/" + encodeURIComponent(g.id) + "#token=" + encodeURIComponent(token);
+    li.appendChild(a);
+    li.appendChild(el("small", (g.inviter ? "invited by " + g.inviter + " · " : "") + "seat " + g.seat + " · " + g.id));
+    [["Accept", "join"], ["Decline", "decline"]].forEach(function (pair) {
+      var b = el("button", pair[0]);
+      b.type = "button";
+      b.className = pair[1];
+      b.setAttribute("aria-label", pair[0] + " " + (g.title || g.game) + " " + g.id + " at seat " + g.seat);
+      b.addEventListener("click", function () { answer(g, pair[1], li); });
+      li.appendChild(b);
+    });
     return li;
   }
 
