@@ -16,6 +16,7 @@ import pytest
 from tests import browser as kit
 from tests.conftest import repo_root
 from tests.helpers import Game
+from tests.playertools import new_game, register
 
 GAMES = [("castle-danger", 2, {"variant": "hidden-danger"}), ("king-of-danger", 3, {}),
          ("king-of-the-castle", 3, {}), ("kings-keys", 3, {})]
@@ -222,9 +223,9 @@ def test_a_player_page_stops_following_when_the_seat_goes_to_another_player(site
     `not-your-seat`, as a seat's own token given away is 401), so the page says
     so and stops asking, rather than asking again every few seconds."""
     url, client = site
-    ann, bob, cy, di = (client.post("/v1/players", json={"name": n}).json for n in ("Ann", "Bob", "Cy", "Di"))
-    game = client.post("/v1/games", json={"game": "kings-keys", "players": [
-        {"player": p["id"]} for p in (ann, bob, cy)]}).json
+    ann, bob, cy = (register(client, name=n) for n in ("Ann", "Bob", "Cy"))
+    di = register(client, name="Di", bot="basic")  # an admin may hand a seat to a bot player only
+    game = new_game(client, [{"player": p["id"]} for p in (ann, bob, cy)])
     browser.get(f"{url}/games/{game['id']}#token={ann['token']}")
     _wait(browser, lambda d: "seat 0" in d.find_element("id", "seen-as").text)
     r = client.post(f"/v1/games/{game['id']}/seats/0/replace", json={"player": di["id"]},
