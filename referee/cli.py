@@ -8,6 +8,7 @@ import os
 import sys
 
 from referee.config import Config
+from referee.trust import commands as trust_commands  # keys, verify-receipt: light, as the audit
 
 
 def _config(args) -> Config:
@@ -422,6 +423,7 @@ def parser() -> argparse.ArgumentParser:
     sp.add_argument("--catch-up", action="store_true",
                     help="first record every finished game not recorded yet, in the order they ended")
     sp.set_defaults(fn=cmd_ratings)
+    trust_commands.add(sub)  # referee keys list|rotate, referee verify-receipt (referee/trust/commands.py)
     return p
 
 

@@ -131,8 +131,9 @@ def create(service, args: dict) -> dict:
             "format": first.payload["format"], "created_at": first.at,
             "admin_hash": token_hash(admin), "seed": seed, "players": list(ids)}
     leagues_of(service).create(meta, first)
-    advance(service, league_id)
-    return {**view(service, league_id), "admin_token": admin}
+    written = [first]
+    advance(service, league_id, written=written)
+    return service.receipted({**view(service, league_id), "admin_token": admin}, league_id, written[-1])
 
 
 def _games_can_be_made(league: League, seed: str, bots: dict) -> None:
@@ -152,8 +153,9 @@ def _games_can_be_made(league: League, seed: str, bots: dict) -> None:
 _here = threading.local()  # the leagues this thread is creating games for (see advance)
 
 
-def advance(service, league_id: str, game_id: str | None = None) -> dict:
-    """Everything due in the league, each step once (the module's docstring)."""
+def advance(service, league_id: str, game_id: str | None = None, written: list | None = None) -> dict:
+    """Everything due in the league, each step once (the module's docstring);
+    ``written``: a list that gets the events this call appends, in order."""
     leagues = leagues_of(service)
     done = {"recorded": 0, "steps": 0}
     busy = getattr(_here, "busy", None) or set()
@@ -166,6 +168,8 @@ def advance(service, league_id: str, game_id: str | None = None) -> dict:
                 leagues.append(league_id, league.seq, events, _status(league, events))
             except Conflict:
                 continue
+            if written is not None:
+                written += events
             done["recorded" if events[0].type == "result-recorded" else "steps"] += 1
             if events[0].type in (st.CLOSED, st.PAIRED, st.FINISHED, st.REVEALED):
                 # told after the close and again after the step that follows it (the
@@ -308,6 +312,7 @@ def withdraw(service, league_id: str, player: str, token: str | None) -> dict:
             continue
     else:
         raise VersionConflict("the league kept moving on; try again", current_version=league.seq)
+    written = list(events)
     for lost in lg.withdrawal_forfeits(league.state, player):
         rec = service.store.record(lost["game"])
         if rec is not None and rec.status not in OVER:
@@ -316,9 +321,9 @@ def withdraw(service, league_id: str, player: str, token: str | None) -> dict:
                               reason="a player withdrew from the league")
             except GameOver:
                 pass
-        advance(service, league_id, lost["game"])
-    advance(service, league_id)  # fewer players left may finish the league
-    return view(service, league_id)
+        advance(service, league_id, lost["game"], written)
+    advance(service, league_id, written=written)  # fewer players left may finish the league
+    return service.receipted(view(service, league_id), league_id, written[-1])
 
 
 # ---- reading ---------------------------------------------------------------------------

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from marshmallow import Schema, fields, validate
 
-from schemas import Strict
+from schemas import Receipt, Strict
 
 
 class LeagueCreate(Strict):
@@ -77,6 +77,9 @@ class League(Schema):
     standings = fields.List(fields.Nested(Standing))
     rounds = fields.List(fields.Nested(LeagueRound))
     crosstable = fields.List(fields.Nested(CrossRow), metadata={"description": "round-robin only"})
+    receipt = fields.Nested(Receipt, metadata={
+        "description": "in the answer of a call that appended to the league's log (its creation, a "
+                       "withdrawal): the receipt of the last league event it wrote (`game` is the league's id)"})
 
 
 class LeagueCreated(League):

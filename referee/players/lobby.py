@@ -234,11 +234,17 @@ def join(service, game_id: str, token: str | None, body: dict | None) -> dict:
             break
     else:  # pragma: no cover - fifty joins in a row won every race
         raise VersionConflict("others kept joining first; try again")
-    out = {"id": game_id, "seat": seat, "player": player["id"], "status": "open"}
+    out = {"id": game_id, "seat": seat, "player": player["id"], "status": "open", "receipt": None}
     if full:
         created = _start(service, fresh)
         out.update(status=created["status"], version=created["version"])
+        _receipted(service, out, game_id)
     return out
+
+
+def _receipted(service, out: dict, game_id: str) -> None:
+    """The receipt of the game's first event, which the call that took its last seat wrote."""
+    service.receipted(out, game_id, service.store.events(game_id, limit=1)[0])
 
 
 def _start(service, record: dict) -> dict:
@@ -304,9 +310,10 @@ def fill(service, game_id: str, token: str | None, seat, body: dict) -> dict:
             break
     else:  # pragma: no cover
         raise VersionConflict("the game kept changing; try again")
-    out = {"id": game_id, "seat": seat, "bot": entry["bot"], "status": "open"}
+    out = {"id": game_id, "seat": seat, "bot": entry["bot"], "status": "open", "receipt": None}
     if full:
         out.update(_start(service, fresh))
+        _receipted(service, out, game_id)
     return out
 
 
