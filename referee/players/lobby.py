@@ -116,7 +116,7 @@ def open_game(service, game: str, players: list, options: dict | None, spectator
         if "invite" in s:
             players_of(service).invite(address_key(s["invite"]), gid)
     mailing.queue(service, record)  # mailed by a thread and the sender's rounds, never waited for
-    return {**shown(record), "admin_token": admin, "seed_commitment": None}
+    return {**shown(record), "admin_token": admin, "seed_commitment": None, "receipt": None}
 
 
 def shown(record: dict) -> dict:
