@@ -259,3 +259,34 @@ def test_the_audit_checks_a_receipt_against_a_leagues_bundle(client):
     r = client.post("/v1/audit", data=body.encode(), content_type="application/jsonl")
     assert r.status_code == 200 and r.json["valid"], r.json
     assert [x["status"] for x in r.json["receipts"]] == ["held", "held"]
+
+
+def test_bad_receipt_lines_are_refused_naming_them_and_nothing_is_audited(client):
+    g = Game(client, KOD, 2, {"seed": "receipts-8"})
+    good = json.dumps({"receipt": g.created["receipt"]})
+    cases = [('{"receipt": ' + "[" * 5000 + "]" * 5000 + "}", "receipts[1]"),  # deeper than any parser goes
+             ('{"receipt": {"game": "\\ud800"}, "x": 1}', "receipts[1]"),
+             (json.dumps({"receipt": {**g.created["receipt"], "game": "\ud800"}}), "receipts[1].game"),
+             (json.dumps({"receipt": {**g.created["receipt"], "seq": True}}), "receipts[1].seq"),
+             (json.dumps({"receipt": {k: v for k, v in g.created["receipt"].items() if k != "at"}}),
+              "receipts[1].at"),
+             ('{"receipt": "nothing"}', "receipts[1]"),
+             ('{"receipt": {"seq": ' + "9" * 5000 + "}}", "receipts[1]")]
+    for line, field in cases:
+        r = client.post("/v1/audit", data=(good + "\n" + line + "\n" + g.export()).encode("utf-8", "surrogatepass"),
+                        content_type="application/jsonl")
+        assert r.status_code == 400 and r.json["field"] == field, (line[:40], r.get_data()[:300])
+    many = (good + "\n") * 257 + g.export()
+    r = client.post("/v1/audit", data=many.encode(), content_type="application/jsonl")
+    assert r.status_code == 400 and r.json["field"] == "receipts"
+
+
+def test_receipts_beside_a_log_no_parser_can_read_are_contradicted(client):
+    g = Game(client, KOD, 2, {"seed": "receipts-9"})
+    lines = g.export().splitlines()
+    for bad in ("[" * 100000 + "]" * 100000, "not json", ""):  # event 2 unreadable, or gone
+        log = "\n".join(lines[:1] + [bad] + lines[2:]) + "\n"
+        body = json.dumps({"receipt": g.created["receipt"]}) + "\n" + json.dumps({"receipt": g.get("/receipts/2").json})
+        r = client.post("/v1/audit", data=(body + "\n" + log).encode(), content_type="application/jsonl")
+        assert r.status_code == 200 and not r.json["valid"], r.get_data()[:300]
+        assert [x["status"] for x in r.json["receipts"]] == ["held", "contradicted"]

@@ -17,9 +17,8 @@ class Unsigned(RefereeError):
 
 
 class Receipting:
-    """GameService's part that adds receipts to answers (see __init__.py)."""
-
-    receipts = None  # what signs (``Receipts.of(game_id, event)``), or None
+    """GameService's part that adds receipts to answers (see __init__.py); its
+    ``receipts`` (``Receipts.of(game_id, event)``) is set by ``GameService``."""
 
     def receipted(self, answer: dict, game_id: str, event) -> dict:
         """``answer`` with the receipt of ``event`` (the last the request wrote),

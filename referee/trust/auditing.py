@@ -37,7 +37,7 @@ def receipts_before(service, body: bytes) -> tuple[list[dict], bytes]:
             raise MalformedMove(f"at most {MAX_RECEIPTS} receipts beside one log", field="receipts")
         try:
             line = json.loads(body[at:end])
-        except ValueError:
+        except (ValueError, RecursionError):
             line = None
         if not isinstance(line, dict) or set(line) != {"receipt"}:
             raise MalformedMove(f"line {len(receipts) + 1} is no line {{\"receipt\": {{...}}}}", field=where)

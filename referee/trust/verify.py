@@ -76,6 +76,10 @@ def check_signature(receipt, keys: dict[str, bytes]) -> None:
     for name in ("game", "hash", "at", "key_id", "signature"):
         if not isinstance(receipt[name], str):
             raise Refused(name, f"{name} is text")
+        try:
+            receipt[name].encode()
+        except UnicodeEncodeError:  # a lone surrogate, which JSON's \u escapes can spell
+            raise Refused(name, f"{name} is no Unicode text") from None
     try:
         signature = base64.b64decode(receipt["signature"], validate=True)
     except (binascii.Error, ValueError):
@@ -152,7 +156,7 @@ def logs_in(text: str | bytes) -> tuple[dict[str, list], str | None]:
         if line.strip():
             try:
                 values.append(json.loads(line))
-            except ValueError:
+            except (ValueError, RecursionError):
                 values.append(None)
     if not values:
         return {}, "the log is empty"
