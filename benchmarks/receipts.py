@@ -8,9 +8,11 @@ app with the move lane, the access log on), one signing and one not
 (``service.receipts = None``: then the service signs nothing), both under the
 same gunicorn set-up (gthread, one process, 8 threads) on stores of their own, and
 ``benchmarks/run.py``'s eight keep-alive clients each playing their own Castle
-Danger game. Interleaved rounds, each side once per round; the figure is the
-median of the per-round ratios. SQLite as deployed (an fsync per commit), Redis
-without persistence, as in run.py.
+Danger game. Interleaved rounds, each side once per round and the side going
+first alternating; the figure is the median of the per-round ratios. Many short
+rounds, so that a busy moment of a shared host spoils few of them; the servers'
+CPU per move (read from /proc) is printed beside, the steadier figure. SQLite as
+deployed (an fsync per commit), Redis without persistence, as in run.py.
 
 **In process** (shown only, the stricter figure): one referee per store, its
 moves handed as WSGI requests to the app's front (the lane, which answers the
@@ -21,7 +23,7 @@ receipts taken away for the moment is the other side; each side of a round plays
 the same moves (``run.peaceful_moves``) on a fresh game, the side going first
 alternating.
 
-    PYTHONPATH=. python benchmarks/receipts.py [--rounds 5] [--seconds 3] [--lane-rounds 41] [--moves 150]
+    PYTHONPATH=. python benchmarks/receipts.py [--rounds 9] [--seconds 2] [--lane-rounds 41] [--moves 150]
 """
 
 from __future__ import annotations
@@ -122,7 +124,7 @@ def in_process(rounds: int, moves: int, redis_url: str) -> dict[str, float]:
     try:
         print(f"  in process, through the move lane (the socket and HTTP left out; SQLite without its fsync), "
               f"median of {rounds} interleaved rounds of {len(plan)} moves, shown only:")
-        for name, url in (("sqlite", f"sqlite:///{work}/receipts.db"), ("redis", redis_url.replace("/0", "/12"))):
+        for name, url in (("sqlite", f"sqlite:///{work}/receipts.db"), ("redis", redis_url.replace("/0", "/7"))):
             bench = Bench(url, plan)
             got = compare(bench, rounds)
             ratio = out[name] = med(got["ratios"])
@@ -154,8 +156,11 @@ def serve(store_url: str, workdir: str, signed: bool):
 
 def over_http(rounds: int, seconds: float, redis_url: str) -> dict[str, float]:
     """Each store's moves/s over HTTP, 8 keep-alive clients, signing against not, in
-    interleaved rounds (benchmarks/run.py's clients); {store: ratio}."""
-    from benchmarks.run import interleaved, med, peaceful_moves, print_rates, stop, verdict
+    interleaved rounds (benchmarks/run.py's clients), the side going first
+    alternating; {store: ratio}. Also the servers' CPU per move (read from /proc, as
+    benchmarks/compare.py reads it), the steadier figure on a shared host."""
+    from benchmarks.compare import cpu_seconds
+    from benchmarks.run import http_round, med, peaceful_moves, stop, verdict
 
     _, _, moves = peaceful_moves(4000)
     work = tempfile.mkdtemp(prefix="referee-receipts-http-")
@@ -163,19 +168,30 @@ def over_http(rounds: int, seconds: float, redis_url: str) -> dict[str, float]:
     print(f"  over HTTP, 8 keep-alive clients, gunicorn gthread 8 threads; median of {rounds} interleaved "
           f"round(s) of {seconds:g} s")
     for name, url_for in (("sqlite", lambda side: f"sqlite:///{work}/{side}.db"),
-                          ("redis", lambda side: redis_url.replace("/0", "/10" if side == "with" else "/11"))):
-        servers = {f"{name} with": serve(url_for("with"), work, True),
-                   f"{name} without": serve(url_for("without"), work, False)}
+                          ("redis", lambda side: redis_url.replace("/0", "/5" if side == "with" else "/6"))):
+        servers = {"with": serve(url_for("with"), work, True), "without": serve(url_for("without"), work, False)}
+        got: dict[str, list[dict]] = {"with": [], "without": []}
         try:
-            got = interleaved(servers, rounds, seconds, moves)
+            for k in range(rounds):
+                for side in (("with", "without") if k % 2 == 0 else ("without", "with")):
+                    proc, port = servers[side]
+                    before = cpu_seconds(proc.pid)
+                    r = http_round(port, 8, seconds, moves)
+                    r["cpu"] = (cpu_seconds(proc.pid) - before) / max(1, r["accepted"])
+                    got[side].append(r)
         finally:
             for proc, _ in servers.values():
                 stop(proc)
-        print_rates(got)
-        ratio = out[name] = med([a["rate"] / b["rate"] for a, b in
-                                 zip(got[f"{name} with"], got[f"{name} without"], strict=True)])
+        for side, rs in got.items():
+            print(f"  {name:6} {side:7} {med([r['rate'] for r in rs]):8.1f} moves/s  p50 "
+                  f"{med([r['p50'] for r in rs]) * 1e3:6.2f} ms  p99 {med([r['p99'] for r in rs]) * 1e3:6.2f} ms  "
+                  f"server CPU {med([r['cpu'] for r in rs]) * 1e6:6.0f} us a move  "
+                  f"({sum(r['refused'] for r in rs)} refused)")
+        pairs = list(zip(got["with"], got["without"], strict=True))
+        ratio = out[name] = med([a["rate"] / b["rate"] for a, b in pairs])
+        cpu = med([b["cpu"] / a["cpu"] for a, b in pairs])
         print(f"  GOAL {name:6} moves/s with receipts / without: {ratio:5.3f}   (goal >= {GOAL:.2f}: "
-              f"{verdict(ratio, GOAL)})")
+              f"{verdict(ratio, GOAL)}); moves per server CPU second, with / without: {cpu:5.3f} (shown)")
     return out
 
 
@@ -188,7 +204,8 @@ def section(rounds: int, seconds: float, lane_rounds: int, moves: int, redis_url
         proc, redis_url = start_redis(tempfile.mkdtemp(prefix="referee-receipts-redis-"))
     try:
         print("receipts: accepted moves/s with a signed receipt in every answer / the same referee signing none")
-        return {"http": over_http(rounds, seconds, redis_url), "in process": in_process(lane_rounds, moves, redis_url)}
+        return {"http": over_http(rounds, seconds, redis_url) if rounds else {},
+                "in process": in_process(lane_rounds, moves, redis_url) if lane_rounds else {}}
     finally:
         if proc is not None:
             proc.terminate()
@@ -197,9 +214,9 @@ def section(rounds: int, seconds: float, lane_rounds: int, moves: int, redis_url
 
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--rounds", type=int, default=5, help="HTTP rounds (each side once per round)")
-    ap.add_argument("--seconds", type=float, default=3, help="seconds of each HTTP round")
-    ap.add_argument("--lane-rounds", type=int, default=41, help="in-process rounds")
+    ap.add_argument("--rounds", type=int, default=9, help="HTTP rounds (each side once per round; 0: none)")
+    ap.add_argument("--seconds", type=float, default=2, help="seconds of each HTTP round")
+    ap.add_argument("--lane-rounds", type=int, default=41, help="in-process rounds (0: none)")
     ap.add_argument("--moves", type=int, default=150, help="moves of each in-process side")
     args = ap.parse_args(argv)
     section(args.rounds, args.seconds, args.lane_rounds, args.moves)
