@@ -290,3 +290,9 @@ def test_receipts_beside_a_log_no_parser_can_read_are_contradicted(client):
         r = client.post("/v1/audit", data=(body + "\n" + log).encode(), content_type="application/jsonl")
         assert r.status_code == 200 and not r.json["valid"], r.get_data()[:300]
         assert [x["status"] for x in r.json["receipts"]] == ["held", "contradicted"]
+    # a bundle whose league log names no league: the receipt's game is not in it
+    bundle = "".join(json.dumps(line) + "\n" for line in (
+        {"event": {"seq": 1, "payload": {}}, "log": "league"},
+        {"event": json.loads(lines[0]), "game": "elsewhere", "log": "game"}))
+    r = client.post("/v1/audit", data=(body + "\n" + bundle).encode(), content_type="application/jsonl")
+    assert r.status_code == 200 and [x["status"] for x in r.json["receipts"]] == ["contradicted"] * 2

@@ -7,8 +7,9 @@ sign, and their verification (docs/trust.md).
   format, which any language can check);
 * ``verify.py``: checking a receipt against the published keys and an exported
   log, offline (``referee verify-receipt``, ``POST /v1/audit``'s receipts);
-* ``api.py``: ``GET /v1/keys``, ``GET /v1/games/{id}/receipts/{seq}`` and the
-  audit's receipts; ``commands.py``: ``referee keys`` and ``referee verify-receipt``.
+* ``api.py``: ``GET /v1/keys`` and ``GET /v1/games/{id}/receipts/{seq}``;
+  ``auditing.py``: the receipt lines ``POST /v1/audit`` takes before an export;
+  ``commands.py``: ``referee keys`` and ``referee verify-receipt``.
 
 The service signs nothing of itself: ``referee.system.assemble`` hands it a
 ``Receipts`` over the store's key ring, and it adds a receipt to every answer

@@ -20,7 +20,7 @@ from referee.games.base import MalformedMove
 from referee.trust import verify
 
 MAX_RECEIPTS = 256  # receipts checked beside one log (each signature on the request's thread)
-_RECEIPT_LINE = re.compile(rb'\s*\{\s*"receipt"\s*:')
+_RECEIPT_LINE = re.compile(rb'[ \t]*\{[ \t]*"receipt"[ \t]*:')  # a line that begins as one
 
 
 def receipts_before(service, body: bytes) -> tuple[list[dict], bytes]:
@@ -43,8 +43,7 @@ def receipts_before(service, body: bytes) -> tuple[list[dict], bytes]:
             raise MalformedMove(f"line {len(receipts) + 1} is no line {{\"receipt\": {{...}}}}", field=where)
         receipts.append(line["receipt"])
         at = end
-    signers = service.receipts
-    known = verify.public_keys({"keys": signers.ring.keys() if signers is not None else []})
+    known = verify.public_keys({"keys": service.receipts.keys() if service.receipts is not None else []})
     for i, receipt in enumerate(receipts):
         try:
             verify.check_signature(receipt, known)

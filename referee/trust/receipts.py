@@ -30,6 +30,10 @@ class Receipts:
     def __init__(self, ring):
         self.ring = ring
 
+    def keys(self) -> list[dict]:
+        """Every key of the ring, public halves only, as ``GET /v1/keys`` lists them."""
+        return self.ring.keys()
+
     def of(self, game_id: str, event) -> dict:
         """The receipt of ``event`` (an ``Event``, or an event's dict) of ``game_id``'s log."""
         if isinstance(event, dict):

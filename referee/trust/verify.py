@@ -169,7 +169,7 @@ def logs_in(text: str | bytes) -> tuple[dict[str, list], str | None]:
             if isinstance(name, str):
                 logs.setdefault(name, []).append(v["event"])
         league = logs.pop("league", [])
-        if league:
+        if league and _named(league) is not None:
             logs[_named(league)] = league
         return logs, None
     name = _named(values)
