@@ -67,6 +67,22 @@ def test_every_answer_that_appends_carries_the_receipt_of_its_last_event(client)
     assert len({r["seq"] for r in receipts}) == len(receipts)
 
 
+def test_a_move_by_mail_is_answered_with_its_receipt(client):
+    from email.message import EmailMessage
+
+    g = Game(client, KOD, 2, {"seed": "receipts-mail"})
+    seat = g.summary()["to_act"][0]
+    move = g.legal(seat)[0]
+    mail = EmailMessage()
+    mail["From"], mail["To"], mail["Subject"], mail["Message-ID"] = ("ann@example.org", f"referee+{g.id}@example.org",
+                                                                     "my move", "<receipt@example.org>")
+    mail.set_content(f"token: {g.tokens[seat]}\nplay {move['card']}" + (f" {move['suit']}" if "suit" in move else "") + "\n")
+    r = client.post("/v1/inbound/email", data=mail.as_bytes(), content_type="message/rfc822")
+    assert r.status_code == 201, r.json
+    assert r.json["receipt"]["seq"] == r.json["events"][-1]["seq"]
+    holds(client, r.json["receipt"], logged(g.export()), g.id)
+
+
 def test_an_open_games_last_seat_and_a_leagues_calls_carry_receipts(client):
     ann, bob, cy = (register(client, name=n) for n in ("Ann", "Bob", "Cy"))
     opened = client.post("/v1/games", json={"game": KOD, "players": [{"player": ann["id"]}, {"open": True},
