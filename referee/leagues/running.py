@@ -131,9 +131,8 @@ def create(service, args: dict) -> dict:
             "format": first.payload["format"], "created_at": first.at,
             "admin_hash": token_hash(admin), "seed": seed, "players": list(ids)}
     leagues_of(service).create(meta, first)
-    written = [first]
-    advance(service, league_id, written=written)
-    return service.receipted({**view(service, league_id), "admin_token": admin}, league_id, written[-1])
+    advance(service, league_id)
+    return receipted(service, {**view(service, league_id), "admin_token": admin})
 
 
 def _games_can_be_made(league: League, seed: str, bots: dict) -> None:
@@ -153,9 +152,8 @@ def _games_can_be_made(league: League, seed: str, bots: dict) -> None:
 _here = threading.local()  # the leagues this thread is creating games for (see advance)
 
 
-def advance(service, league_id: str, game_id: str | None = None, written: list | None = None) -> dict:
-    """Everything due in the league, each step once (the module's docstring);
-    ``written``: a list that gets the events this call appends, in order."""
+def advance(service, league_id: str, game_id: str | None = None) -> dict:
+    """Everything due in the league, each step once (the module's docstring)."""
     leagues = leagues_of(service)
     done = {"recorded": 0, "steps": 0}
     busy = getattr(_here, "busy", None) or set()
@@ -168,8 +166,6 @@ def advance(service, league_id: str, game_id: str | None = None, written: list |
                 leagues.append(league_id, league.seq, events, _status(league, events))
             except Conflict:
                 continue
-            if written is not None:
-                written += events
             done["recorded" if events[0].type == "result-recorded" else "steps"] += 1
             if events[0].type in (st.CLOSED, st.PAIRED, st.FINISHED, st.REVEALED):
                 # told after the close and again after the step that follows it (the
@@ -312,7 +308,6 @@ def withdraw(service, league_id: str, player: str, token: str | None) -> dict:
             continue
     else:
         raise VersionConflict("the league kept moving on; try again", current_version=league.seq)
-    written = list(events)
     for lost in lg.withdrawal_forfeits(league.state, player):
         rec = service.store.record(lost["game"])
         if rec is not None and rec.status not in OVER:
@@ -321,9 +316,18 @@ def withdraw(service, league_id: str, player: str, token: str | None) -> dict:
                               reason="a player withdrew from the league")
             except GameOver:
                 pass
-        advance(service, league_id, lost["game"], written)
-    advance(service, league_id, written=written)  # fewer players left may finish the league
-    return service.receipted(view(service, league_id), league_id, written[-1])
+        advance(service, league_id, lost["game"])
+    advance(service, league_id)  # fewer players left may finish the league
+    return receipted(service, view(service, league_id))
+
+
+def receipted(service, league: dict) -> dict:
+    """The answer of a call that appended to the league's log, with the receipt of
+    the event at its ``version``: the last the call wrote, or one a job wrote just
+    after it, which vouches for every event before it all the same (each event's
+    hash covers the one before)."""
+    last = leagues_of(service).events(league["id"], after=league["version"] - 1)[0]
+    return service.receipted(league, league["id"], last)
 
 
 # ---- reading ---------------------------------------------------------------------------

@@ -79,7 +79,7 @@ class League(Schema):
     crosstable = fields.List(fields.Nested(CrossRow), metadata={"description": "round-robin only"})
     receipt = fields.Nested(Receipt, metadata={
         "description": "in the answer of a call that appended to the league's log (its creation, a "
-                       "withdrawal): the receipt of the last league event it wrote (`game` is the league's id)"})
+                       "withdrawal): the receipt of the league's event at `version` (`game` is the league's id)"})
 
 
 class LeagueCreated(League):
