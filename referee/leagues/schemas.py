@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from marshmallow import Schema, fields, validate
 
-from schemas import Receipt, Strict
+from schemas import Strict
 
 
 class LeagueCreate(Strict):
@@ -77,7 +77,7 @@ class League(Schema):
     standings = fields.List(fields.Nested(Standing))
     rounds = fields.List(fields.Nested(LeagueRound))
     crosstable = fields.List(fields.Nested(CrossRow), metadata={"description": "round-robin only"})
-    receipt = fields.Nested(Receipt, metadata={
+    receipt = fields.Nested("Receipt", metadata={
         "description": "in the answer of a call that appended to the league's log (its creation, a "
                        "withdrawal): the receipt of the league's event at `version` (`game` is the league's id)"})
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from marshmallow import Schema, fields, validate
 
-from schemas import Receipt, Strict
+from schemas import Strict
 
 
 class PlayerRegister(Strict):
@@ -171,6 +171,6 @@ class Joined(Schema):
     status = fields.String(metadata={"description": "open while seats remain; then the created game's "
                                                     "(settling or active); cancelled"})
     version = fields.Integer(metadata={"description": "the created game's version, once every seat is taken"})
-    receipt = fields.Nested(Receipt, allow_none=True, metadata={
+    receipt = fields.Nested("Receipt", allow_none=True, metadata={
         "description": "a join's or fill's: the receipt of the created game's first event, when this call "
                        "took the last seat; null when seats remain (nothing is appended)"})
