@@ -434,7 +434,7 @@ def main() -> None:
         procs = []
 
         # ---- audit speed ----
-        from benchmarks import audit_rounds, bundle_audit, layers
+        from benchmarks import audit_rounds, bundle_audit, layers, receipts
 
         _, log, _ = peaceful_moves(20_000)
         text = "".join(ev.to_json() + "\n" for ev in log)
@@ -457,6 +457,10 @@ def main() -> None:
 
         # ---- this wave's layers' cost to a move (benchmarks/layers.py) ----
         layers.section(*((21, 100) if args.quick else (81, 150)))
+
+        # ---- signed receipts' cost to a move (benchmarks/receipts.py) ----
+        receipts.section(rounds if args.quick else 9, 2, *((11, 100) if args.quick else (41, 150)),
+                         redis_url=redis_url)
 
         # ---- cold start ----
         url10, url10k = f"sqlite:///{work}/cold-10.db", f"sqlite:///{work}/cold-10000.db"

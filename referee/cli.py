@@ -8,6 +8,8 @@ import os
 import sys
 
 from referee.config import Config
+from referee.players import commands as rating_commands  # ratings --check / --catch-up
+from referee.trust import commands as trust_commands  # keys, verify-receipt: light, as the audit
 
 
 def _config(args) -> Config:
@@ -337,27 +339,6 @@ def cmd_games(args) -> int:
     return 0
 
 
-def cmd_ratings(args) -> int:
-    """Check (or catch up on) the players' ratings (referee/players/results.py)."""
-    from referee.players import results
-    from referee.players.store import open_players
-    from referee.store import open_store
-
-    store = open_store(_config(args).store)
-    players = open_players(store)
-    if args.catch_up:
-        print(f"{results.catch_up(store, players)} finished game(s) recorded", file=sys.stderr)
-    if not args.check:
-        return 0
-    differences = results.check(store, players)
-    for line in differences:
-        print(line)
-    games = sum(1 for _, marker in players.recorded_games() if marker.get("rated"))
-    print(f"{games} rated game(s) recomputed: "
-          + (f"{len(differences)} difference(s)" if differences else "every rating matches"), file=sys.stderr)
-    return 1 if differences else 0
-
-
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="referee", description="castle-referee: an event-sourced game referee")
     sub = p.add_subparsers(dest="command", required=True)
@@ -420,13 +401,8 @@ def parser() -> argparse.ArgumentParser:
     sp.add_argument("--after", help="the id the previous page ended with (newest first)")
     sp.set_defaults(fn=cmd_games)
 
-    sp = sub.add_parser("ratings", help="recompute the players' ratings from the finished games' logs")
-    store_opts(sp)
-    sp.add_argument("--check", action="store_true",
-                    help="recompute every rating and list each difference with the stored one (exit 1 if any)")
-    sp.add_argument("--catch-up", action="store_true",
-                    help="first record every finished game not recorded yet, in the order they ended")
-    sp.set_defaults(fn=cmd_ratings)
+    rating_commands.add(sub, store_opts)  # referee ratings (referee/players/commands.py)
+    trust_commands.add(sub)  # referee keys list|rotate, referee verify-receipt (referee/trust/commands.py)
     return p
 
 

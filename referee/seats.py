@@ -96,8 +96,9 @@ def replace(service, game_id: str, caller, seat, body, idempotency_key: str | No
         payload = {"seat": seat, "name": entry["name"], **({"bot": bot} if bot else {}),
                    **({"player": player} if player else {})}
         events, fork = table._extend([Draft(SEAT_REPLACED, payload)], "referee", utcnow(), rec.salt_secret)
-        answer = {"version": fork.seq, "status": fork.status,
-                  "events": [service._redact(fork, ev, caller.viewer) for ev in events]}
+        answer = service.receipted({"version": fork.seq, "status": fork.status,
+                                    "events": [service._redact(fork, ev, caller.viewer) for ev in events]},
+                                   game_id, events[-1])
         try:
             service.store.append(game_id, table.seq, events, status=fork.status,
                                  idem=(idem[0], {"fingerprint": idem[1], "answer": answer}) if idem else None,

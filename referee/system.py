@@ -14,6 +14,8 @@ wired here, never named by the service:
 * clocks: the keeper's ``tick`` job (referee/timeouts.py);
 * leagues (referee/leagues/running.py): a league game's end queues the job that
   records its result and pairs the next round;
+* receipts (referee/trust): the key ring kept in the store, handed to the
+  service, which signs the receipt of every answer that appends;
 * players (referee/players): a seat given as ``{"player": ID}`` (an entry
   resolver), whether a token no seat of a game holds is a player's (then 403),
   the confirmation messages and open games' invitations the background sender
@@ -39,6 +41,8 @@ from referee.players import accounts, confirmation, following, invitation_mail
 from referee.queue import InlineQueue, make_queue
 from referee.service import GameService
 from referee.store import Store, open_store
+from referee.trust.keys import ring_of
+from referee.trust.receipts import Receipts
 
 
 def wire() -> None:
@@ -69,6 +73,7 @@ def assemble(store: Store, queue=None, players: bool = True, **options) -> GameS
     queue.register(outbox.NOTICES)
     queue.register(timeouts.TICK)
     queue.register(leagues.RESULT)
+    options.setdefault("receipts", Receipts(ring_of(store)))  # one key ring per service, in the store
     service = GameService(store, queue, **options)
     service.someones_token = functools.partial(accounts.is_players_token, service)
     service.followers.subscribe("notices", outbox.follow(service))

@@ -25,8 +25,11 @@ from schemas.mail import (  # noqa: F401 - the API's schemas, all read as schema
     SpectatorsChange,
     SpectatorsHook,
 )
+from schemas.trust import Key, Keys, Receipt, ReceiptChecked  # noqa: F401 - read as schemas.X too
 
 __all__ = ["GAMES", "HOUSE_RULES", "STATUSES"]
+
+RECEIPT = "the referee's signed receipt of the last event this request wrote (docs/trust.md)"
 
 
 def ref(name: str, field: type = fields.Raw, **kw) -> fields.Field:
@@ -120,6 +123,9 @@ class GameCreated(Schema):
     organiser = fields.Nested("OrganiserContact", metadata={
         "description": "when the organiser's contact was given: it, and a webhook's secret (shown once)"})
     open_seats = fields.Integer(metadata={"description": "an open game's seats still to take"})
+    receipt = fields.Nested(Receipt, required=True, allow_none=True, metadata={
+        "description": "the receipt of the game's first event; null for an open game (its log "
+                       "starts when the last seat is taken)"})
 
 
 def Result(**kw):  # noqa: N802 - reads as a type in the schemas below
@@ -181,6 +187,7 @@ class SeatReplaced(Schema):
     version = fields.Integer(required=True, metadata={"description": VERSION})
     status = ref("GameStatus", required=True)
     events = fields.List(fields.Nested(lambda: EventOut()), required=True, metadata={"description": EVENTS})
+    receipt = fields.Nested(Receipt, required=True, metadata={"description": RECEIPT})
 
 
 class Deadline(Schema):
@@ -283,6 +290,7 @@ class MoveResult(Schema):
     version = fields.Integer(required=True, metadata={"description": VERSION})
     status = ref("GameStatus", required=True)
     events = fields.List(fields.Nested(EventOut), required=True, metadata={"description": EVENTS})
+    receipt = fields.Nested(Receipt, required=True, metadata={"description": RECEIPT})
 
 
 class InboundNoMove(Schema):
@@ -373,6 +381,8 @@ class AuditReport(Schema):
     games = fields.Integer(metadata={"description": "a league bundle's audit: the games audited"})
     standings = fields.List(fields.Dict(), allow_none=True,
                             metadata={"description": "a league bundle's audit: the standings re-derived"})
+    receipts = fields.List(fields.Nested(ReceiptChecked), metadata={
+        "description": "with receipts sent beside the log: each one, in the order sent, held or contradicted"})
 
 
 class Problem(Schema):

@@ -45,7 +45,9 @@ def test_create_answers_as_the_contract_says(client):
     r = client.post("/v1/games", json={"game": KOD, "players": ["Ann", "Bob"], "options": {}})
     assert r.status_code == 201
     body = r.json
-    assert set(body) == {"id", "game", "options", "version", "status", "seats", "admin_token", "seed_commitment"}
+    assert set(body) == {"id", "game", "options", "version", "status", "seats", "admin_token", "seed_commitment",
+                         "receipt"}
+    assert body["receipt"]["game"] == body["id"] and body["receipt"]["seq"] == 1  # the game's first event
     assert [(s["seat"], s["name"]) for s in body["seats"]] == [(0, "Ann"), (1, "Bob")]
     tokens = [s["token"] for s in body["seats"]] + [body["admin_token"]]
     assert len(set(tokens)) == 3 and all(len(t) >= 24 for t in tokens)
@@ -454,5 +456,6 @@ def test_a_move_answer_is_exactly_what_its_schema_gives(client, game, players):
     fields = set(schemas.EventOut().fields)
     for answer in seen:
         assert schemas.MoveResult().dump(answer) == answer
-        assert set(answer) == {"version", "status", "events"}
+        assert set(answer) == {"version", "status", "events", "receipt"}
+        assert answer["receipt"]["seq"] == answer["events"][-1]["seq"]  # the request's own last event
         assert all(set(ev) == fields for ev in answer["events"]), answer

@@ -276,3 +276,21 @@ def test_open_games_and_current_games_on_a_cluster(cluster):
     assert players_of(svc).invitations_of(made[5]["id"], time.time()) == []
     assert players_of(svc).invitation_mail_claim(made[5]["id"], "someone", time.time(), 60)
     assert not players_of(svc).invitation_mail_claim(made[5]["id"], "someone", time.time(), 60)
+
+
+
+def test_two_processes_on_a_cluster_sign_with_one_key(cluster, redis_url):
+    """The signing keys are one hash in a slot of its own: two referees on the
+    cluster make one key between them, and each one's receipts verify against the
+    keys either lists."""
+    from referee.api import create_app
+    from referee.trust import verify
+    from tests.helpers import Game
+
+    one, two = (create_app(assemble(open_store(cluster.url), RQQueue(redis_url))).test_client()
+                for _ in range(2))
+    receipts = [Game(client, "king-of-danger", 2).created["receipt"] for client in (one, two)]
+    listed = one.get("/v1/keys").json
+    assert listed == two.get("/v1/keys").json and len(listed["keys"]) == 1
+    for receipt in receipts:
+        verify.check_signature(receipt, verify.public_keys(listed))

@@ -37,11 +37,12 @@ def server(tmp_path_factory):
     from werkzeug.serving import make_server
 
     from referee.api import create_app
-    from referee.service import GameService
+    from referee.queue import InlineQueue
     from referee.store.sqlite import SqliteStore
+    from referee.system import assemble
 
     folder = tmp_path_factory.mktemp("client")
-    service = GameService(SqliteStore(f"/{folder}/referee.db"))
+    service = assemble(SqliteStore(f"/{folder}/referee.db"), InlineQueue())  # receipts and all
     http = make_server("127.0.0.1", 0, create_app(service), threaded=True)
     thread = threading.Thread(target=http.serve_forever, daemon=True)
     thread.start()

@@ -140,6 +140,8 @@ def play_twins(monkeypatch, urls, game, players, capture):
     rnd = random.Random(f"lane-{game}")
     with freeze_time("2026-11-24T12:00:00Z"):
         twins = {"lane": Twin(urls[0], lane=True), "app": Twin(urls[1], lane=False)}
+        # one signing key for both, as for one referee: every receipt the same bytes too
+        twins["app"].app.extensions["referee"].receipts = twins["lane"].app.extensions["referee"].receipts
         created = {}
         for name, twin in twins.items():
             same_secrets(monkeypatch, f"secrets-{game}")
@@ -165,6 +167,8 @@ def play_twins(monkeypatch, urls, game, players, capture):
                 lane.reached.clear()
                 got = {name: send(twin, gid, tokens, req) for name, twin in twins.items()}
                 assert answer(got["lane"]) == answer(got["app"]), req[0]
+                if got["lane"].status_code == 201:  # the lane's answer is receipted as the app's
+                    assert got["lane"].json["receipt"]["seq"] == got["lane"].json["events"][-1]["seq"], req[0]
                 if "X-Request-ID" in req[3]:
                     assert got["lane"].headers["X-Request-ID"] == req[3]["X-Request-ID"]
                 assert len(capture.lines) == 2 and capture.lines[0] == capture.lines[1], req[0]

@@ -305,8 +305,9 @@ def replace_seat(args, game_id, seat):
 @blp.response(200, s.AuditReport)
 @blp.doc(operationId="auditLog", security=PUBLIC, requestBody={"required": True, **binary(
     "an exported log, JSON Lines, as `exportGame` answers it; sent as application/jsonl, "
-    "application/x-ndjson, text/plain or application/octet-stream")})
-@refusals(blp, 413, 415, 429, 503, store=False)
+    "application/x-ndjson, text/plain or application/octet-stream. It may begin with receipts "
+    "to check against the log, a line `{\"receipt\": {...}}` each (docs/trust.md)")})
+@refusals(blp, 400, 413, 415, 429, 503, store=False)
 @timed("audit")
 def audit(*_):
     """Verify an exported log: chain, every move, every referee event, the seed; or a
@@ -314,12 +315,18 @@ def audit(*_):
 
     Audits run in a small pool of low-priority processes beside the API, never on
     the threads that answer moves; when every slot is taken the answer is at once
-    503 `audits-busy` with `Retry-After`."""
+    503 `audits-busy` with `Retry-After`. With receipt lines `{"receipt": {...}}`
+    before the export, the report also says of each receipt whether the log holds its
+    event (`held`) or not (`contradicted`); a receipt whose signature does not hold
+    under the referee's keys is refused (400, naming it)."""
     from referee import audit_pool
     from referee.leagues import audit_league, is_bundle
+    from referee.trust import auditing
 
-    text = request.get_data(as_text=False)
-    return audit_pool.shared().audit(text, audit_league if is_bundle(text) else None)
+    # receipt lines before the export, each one's signature checked (docs/trust.md)
+    receipts, text = auditing.receipts_before(service(), request.get_data(as_text=False))
+    whole = audit_league if is_bundle(text) else None
+    return audit_pool.shared().audit(text, auditing.with_receipts(receipts, whole))
 
 
 @blp.route("/inbound/email", methods=["POST"])

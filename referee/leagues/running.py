@@ -82,7 +82,7 @@ def create(service, args: dict) -> dict:
     leagues_of(service).owe(league_id, mark_before(0))  # round 1 is owed: healed if this process dies
     leagues_of(service).create(meta, first)
     advance(service, league_id)
-    return {**view(service, league_id), "admin_token": admin}
+    return receipted(service, {**view(service, league_id), "admin_token": admin})
 
 
 def _games_can_be_made(league: League, seed: str, bots: dict) -> None:
@@ -133,7 +133,16 @@ def withdraw(service, league_id: str, player: str, token: str | None) -> dict:
                 pass
         advance(service, league_id, lost["game"])
     advance(service, league_id)  # fewer players left may finish the league
-    return view(service, league_id)
+    return receipted(service, view(service, league_id))
+
+
+def receipted(service, league: dict) -> dict:
+    """The answer of a call that appended to the league's log, with the receipt of
+    the event at its ``version``: the last the call wrote, or one a job wrote just
+    after it, which vouches for every event before it all the same (each event's
+    hash covers the one before)."""
+    last = leagues_of(service).events(league["id"], after=league["version"] - 1)[0]
+    return service.receipted(league, league["id"], last)
 
 
 # ---- reading ---------------------------------------------------------------------------

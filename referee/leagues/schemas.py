@@ -90,6 +90,9 @@ class League(Schema):
     standings = fields.List(fields.Nested(Standing))
     rounds = fields.List(fields.Nested(LeagueRound))
     crosstable = fields.List(fields.Nested(CrossRow), metadata={"description": "round-robin only"})
+    receipt = fields.Nested("Receipt", metadata={
+        "description": "in the answer of a call that appended to the league's log (its creation, a "
+                       "withdrawal): the receipt of the league's event at `version` (`game` is the league's id)"})
 
 
 class LeagueCreated(League):

@@ -126,7 +126,7 @@ def compose(service, game_id: str, seat: int, reason: str, note: str | None = No
             except Exception:  # a description is a courtesy; the view below is the truth
                 happened.append(f"{ev['type']}")
     legal = service.legal(game_id, who)["text"] if seat in view["to_act"] else []
-    return {"game": game_id, "game_type": rec.game, "title": engine.title,
+    body = {"game": game_id, "game_type": rec.game, "title": engine.title,
             "seat": None if onlooker else seat, "to": AUDIENCE.get(seat, "seat"),
             "name": AUDIENCE[seat] if onlooker else rec.players[seat],
             "players": rec.players, "version": view["version"], "status": view["status"],
@@ -136,6 +136,8 @@ def compose(service, game_id: str, seat: int, reason: str, note: str | None = No
                                                              if onlooker or d["seat"] == seat),
             "result": view["result"], "winners": [rec.players[s] for s in (view["result"] or {}).get("winners", [])],
             "written": utcnow()}
+    # the receipt of the last event it tells of, which the reader may show anyone (referee/trust)
+    return service.receipted(body, game_id, service.store.events(game_id, after=view["version"] - 1, limit=1)[0])
 
 
 def queue_notice(service, game_id: str, seat: int, reason: str, note: str | None = None,

@@ -10,6 +10,7 @@ page link (referee/mail/links.py), added as it is sent.
 
 from __future__ import annotations
 
+import json
 import os
 from email.utils import formataddr, parseaddr
 
@@ -136,4 +137,6 @@ def notice_text(body: dict, link: str | None = None) -> str:
                        "Your page (it plays as your seat: keep it to yourself):"), link]
     lines += ["", "-- ", f"{body.get('title') or body['game_type']}, game {body['game']}, "
                         f"version {body['version']}"]
+    if body.get("receipt"):  # the referee's signed word for that version: `referee verify-receipt` reads it
+        lines.append("receipt: " + json.dumps(body["receipt"], separators=(",", ":")))
     return "\n".join(lines) + "\n"

@@ -89,10 +89,11 @@ def take(service, game_id: str, player: dict, seat=None) -> dict:
     else:  # pragma: no cover - fifty joins in a row won every race
         raise VersionConflict("others kept joining first; try again")
     invitations.withdraw(service, player["id"], lobby.what(game_id))  # answered
-    out = {"id": game_id, "seat": chosen, "player": player["id"], "status": "open"}
+    out = {"id": game_id, "seat": chosen, "player": player["id"], "status": "open", "receipt": None}
     if full:
         created = lobby.start(service, fresh)
         out.update(status=created["status"], version=created["version"])
+        lobby.receipted(service, out, game_id)
     return out
 
 

@@ -154,7 +154,7 @@ def open_game(service, game: str, players: list, options: dict | None, spectator
     # from one inviter, an address nobody has confirmed once a window
     strangers = {i for i, s in enumerate(seats) if "invite" in s and i not in known}
     mailing.queue(service, record, {i for i, pid in known.items() if pid in mail} | strangers)
-    return {**shown(service, record), "admin_token": admin, "seed_commitment": None}
+    return {**shown(service, record), "admin_token": admin, "seed_commitment": None, "receipt": None}
 
 
 def _still_kept(service, invitation: str, player_id: str) -> bool:
@@ -265,6 +265,11 @@ def lobby(service, limit: int = 100, after: str | None = None) -> dict:
     return {"games": page, "next": page[-1]["id"] if len(rows) > limit else None}
 
 
+def receipted(service, out: dict, game_id: str) -> None:
+    """The receipt of the game's first event, which the call that took its last seat wrote."""
+    service.receipted(out, game_id, service.store.events(game_id, limit=1)[0])
+
+
 def start(service, record: dict) -> dict:
     """Create the filled game (idempotent: a second starter finds it created)."""
     found = service.store.record(record["id"])
@@ -332,9 +337,10 @@ def fill(service, game_id: str, token: str | None, seat, body: dict) -> dict:
     else:  # pragma: no cover
         raise VersionConflict("the game kept changing; try again")
     withdraw(service, record, {seat})  # the seat's invitation, if it kept one, is withdrawn
-    out = {"id": game_id, "seat": seat, "bot": entry["bot"], "status": "open"}
+    out = {"id": game_id, "seat": seat, "bot": entry["bot"], "status": "open", "receipt": None}
     if full:
         out.update(start(service, fresh))
+        receipted(service, out, game_id)
     return out
 
 

@@ -194,3 +194,6 @@ class Joined(Schema):
                                                     "(settling or active); cancelled (by its admin, or an "
                                                     "invited player's decline)"})
     version = fields.Integer(metadata={"description": "the created game's version, once every seat is taken"})
+    receipt = fields.Nested("Receipt", allow_none=True, metadata={
+        "description": "a join's or fill's: the receipt of the created game's first event, when this call "
+                       "took the last seat; null when seats remain (nothing is appended)"})

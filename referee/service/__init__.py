@@ -13,7 +13,8 @@ The class is one service in several rooms, each a mixin of one concern:
 * ``reading.py``: summaries, views, legal moves, events, export, the list;
 * ``moves.py``: a seat's moves, judged and appended compare-and-set;
 * ``steps.py``: the referee's own steps and an admin's events;
-* ``creating.py``: a new game.
+* ``creating.py``: a new game;
+* ``receipting.py``: the receipts of what it appends, signed by what it was given.
 
 Validating a move costs the same at event 10 and event 10,000: the table after
 the last event is kept in memory (and, with Redis, as a snapshot beside the log
@@ -43,6 +44,7 @@ from referee.service.creating import Creating, new_game_id, seed_text  # noqa: F
 from referee.service.kept import Keeping
 from referee.service.moves import Moves
 from referee.service.reading import Reading
+from referee.service.receipting import Receipting
 from referee.service.shared import (  # noqa: F401 - limits other modules read
     DECK_OPTIONS,
     MAX_MOVES_PER_REQUEST,
@@ -56,12 +58,15 @@ from referee.store.base import GameRecord, Store
 from referee.table import Table
 
 
-class GameService(Keeping, Reading, Moves, Steps, Creating):
+class GameService(Keeping, Reading, Moves, Steps, Creating, Receipting):
     """``GameService(store, queue)``: a bare service, followed by nothing. The
-    referee as it runs (notices, clocks, bots wired in) is ``referee.system.assemble``."""
+    referee as it runs (notices, clocks, bots wired in) is ``referee.system.assemble``.
+    ``receipts``: what signs the receipt of each answer that appends (none: no receipts)."""
 
-    def __init__(self, store: Store, queue=None, cache_size: int = 2048, max_retries: int = 8):
+    def __init__(self, store: Store, queue=None, cache_size: int = 2048, max_retries: int = 8,
+                 receipts=None):
         self.store = store
+        self.receipts = receipts
         self.queue = queue or InlineQueue()
         self.queue.bind(self)
         # What follows this service's appends (referee/appended.py).

@@ -93,5 +93,6 @@ class Creating:
         out = {"id": game_id, "game": game, "options": self._public_options(table, ADMIN),
                "version": now.version, "status": now.status, "seats": seats, "admin_token": admin,
                "seed_commitment": table.seed_commitment}
+        self.receipted(out, game_id, created)
         out.update(shown_once)  # the spectators' webhook, the organiser's: secrets shown this once
         return out

@@ -89,8 +89,11 @@ class Moves:
                         if earlier is not None:
                             return self._replayed(earlier, idem[1])
                     raise
-                answer = {"version": fork.seq, "status": fork.status,
-                          "events": [self._redact(fork, ev, caller.viewer) for ev in events]}
+                # signed before the append, so that a retry's stored answer is this one
+                # to the byte; shown only once the append has landed
+                answer = self.receipted({"version": fork.seq, "status": fork.status,
+                                         "events": [self._redact(fork, ev, caller.viewer) for ev in events]},
+                                        game_id, events[-1])
                 stored = {"fingerprint": idem[1], "answer": answer} if idem else None
                 try:
                     self.store.append(game_id, table.seq, events, status=fork.status,

@@ -47,8 +47,9 @@ class Steps:
                 raise VersionConflict("the game moved on; try again", current_version=lost.current) from None
             table.commit(fork)
         self.followers.publish(Appended(game_id, tuple(events), fork, rec, "admin"))
-        return {"version": fork.seq, "status": fork.status,
-                "events": [self._redact(fork, ev, caller.viewer) for ev in events]}
+        return self.receipted({"version": fork.seq, "status": fork.status,
+                               "events": [self._redact(fork, ev, caller.viewer) for ev in events]},
+                              game_id, events[-1])
 
     # ---- the referee's own steps ---------------------------------------------------
 

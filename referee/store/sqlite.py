@@ -108,8 +108,11 @@ class SqliteStore(Store):
         self._waiting: list[_Append] = []
         with self._conn() as conn:
             conn.executescript(SCHEMA)
-            if "timer" not in {r[1] for r in conn.execute("PRAGMA table_info(games)").fetchall()}:
-                conn.execute("ALTER TABLE games ADD COLUMN timer TEXT")
+            if "timer" not in self._columns(conn):  # as below: processes opening a new file at once
+                conn.execute("BEGIN IMMEDIATE")
+                if "timer" not in self._columns(conn):
+                    conn.execute("ALTER TABLE games ADD COLUMN timer TEXT")
+                conn.execute("COMMIT")
             conn.executescript(TIMERS)
             if "moves" not in self._columns(conn):  # (an open takes no write lock but this once)
                 conn.execute("BEGIN IMMEDIATE")  # one process adds the columns, the others see them
