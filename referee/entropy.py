@@ -12,7 +12,7 @@ own secret part and its players' contributions, in the order its log has them.
 
 The encoding is length-prefixed, so no two different lists of contributions (or
 secret parts) hash the same input: ``["ab", null]`` is not ``["a", "b"]`` nor
-``["ab"]`` nor ``["ab", ""]``.
+``["ab"]``.
 """
 
 from __future__ import annotations

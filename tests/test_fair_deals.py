@@ -251,6 +251,10 @@ def test_entropy_where_a_seat_takes_none_is_refused_naming_the_field(client, ser
         r = client.post("/v1/games", json={"game": GAME, "players": [{"player": ann["id"]}, seat]},
                         headers=auth(ann["token"]))
         assert r.status_code == 400 and r.json["field"] == "players[1].entropy", (seat, r.json)
+    # an open game's seed is checked when it opens (its commitment is made then)
+    r = client.post("/v1/games", json={"game": GAME, "players": [{"player": ann["id"]}, {"open": True}],
+                                       "options": {"seed": True}}, headers=auth(ann["token"]))
+    assert r.status_code == 400 and r.json["field"] == "options.seed", r.json
     stacked = client.post("/v1/games", json={"game": GAME, "players": [{"player": ann["id"]}, {"open": True}],
                                              "options": {"seed": "s"}}, headers=auth(ann["token"])).json
     assert client.get(f"/v1/games/{stacked['id']}").json["stacked"] is True

@@ -77,7 +77,7 @@ def given_entropy(value) -> str | None:
 def _takes(record: dict, contribution: str | None) -> None:
     """400 naming ``entropy`` for a contribution to a game dealt from a given seed or
     deck: its deal is chosen already."""
-    if contribution is not None and lobby.stacked(record):
+    if contribution is not None and lobby.stacked(record["options"]):
         raise MalformedMove("a game dealt from a given seed or deck takes no entropy: its deal is "
                             "chosen already", field=ENTROPY)
 

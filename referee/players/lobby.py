@@ -82,9 +82,10 @@ def what(game_id: str) -> str:
     return f"game:{game_id}"
 
 
-def stacked(record: dict) -> bool:
-    """Whether an open game is dealt from a given seed or deck (it takes no entropy)."""
-    return "seed" in record["options"] or any(record["options"].get(k) is not None for k in DECK_OPTIONS)
+def stacked(options: dict) -> bool:
+    """Whether an open game with these options is dealt from a given seed or deck (it
+    takes no entropy)."""
+    return "seed" in options or any(options.get(k) is not None for k in DECK_OPTIONS)
 
 
 def _open_seat(entry: dict, i: int) -> dict:
@@ -150,8 +151,7 @@ def open_game(service, game: str, players: list, options: dict | None, spectator
     Table.created_event(game, "check", names, check, "check", False)  # the game, its options, its size
     parse_spectators(spectators)  # checked now: the game's creation must not fail later
     given = seed_text(options.get("seed"))
-    contributions_of([s if isinstance(s, dict) else {} for s in seats],
-                     given is not None or any(options.get(k) is not None for k in DECK_OPTIONS))
+    contributions_of([s if isinstance(s, dict) else {} for s in seats], stacked(options))
     gid, admin = new_game_id(), new_token()
     inviter = inviter or invitations.inviter_of(None, None)
     # The referee commits now, before any seat contributes (a join brings its entropy):
@@ -250,8 +250,9 @@ def shown(service, record: dict) -> dict:
             seats.append({"seat": i, "name": s.get("name"), "bot": s.get("bot")})
     out = {"id": record["id"], "game": record["game"], "status": record["status"],
            "created_at": record["created"], "version": 0,
-           "options": options, "stacked": stacked(record), "rated": record["rated"],
-           "seed_commitment": rngmod.commitment(record["secret"]) if record.get("secret") else None, "seats": seats, "moves": 0, "to_act": None,
+           "options": options, "stacked": stacked(record["options"]), "rated": record["rated"],
+           "seed_commitment": rngmod.commitment(record["secret"]) if record.get("secret") else None,
+           "seats": seats, "moves": 0, "to_act": None,
            "players": [s["name"] or "" for s in seats],
            "open_seats": sum(1 for s in record["seats"] if free(s))}
     if record.get("declined") is not None:

@@ -17,7 +17,7 @@ mail scanner or a preview confirms nothing.
 Accept and Decline buttons (form posts, as the confirmation's); accepting seats the
 invited player, registering one with the invited address where nobody has it
 confirmed (its token shown on that answer once), with the player's entropy: their
-own if they type it, else 32 random bytes the page's script draws (entropy.js).
+own if they type it, else 32 random bytes the page's script draws (invitation.js).
 """
 
 from __future__ import annotations
