@@ -12,7 +12,10 @@ event's position (``seq``), a ``code`` and a readable ``detail``:
 * every referee event is the step that was due, with exactly the derived events
   (deals re-dealt from the seed, hands rescored, the end re-detected);
 * the revealed seed matches the commitment in the first event, and every
-  event's salt is the one derived from it.
+  event's salt is the one derived from it; in a game of contributions, the
+  revealed secret part matches the commitment, and the revealed seed is the one
+  it and the contributions recorded in the first event give (referee/entropy.py),
+  the seed every deal is then re-dealt from.
 
 While a game runs its seed is secret, so its random steps (deals) cannot be
 re-derived yet: they are taken as logged and the report says ``seed: unrevealed``.
@@ -22,6 +25,7 @@ from __future__ import annotations
 
 import json
 
+from referee import entropy
 from referee import rng as rngmod
 from referee.events import REFEREE, Event, Salts
 from referee.games import engine as engine_by_name
@@ -87,7 +91,8 @@ def _replay(events: list[Event], seed: str | None, salt_key: str | None = None) 
                                          p["options"], "x", p["stacked"],
                                          bots={s["seat"]: s["bot"] for s in p["seats"] if "bot" in s},
                                          accounts={s["seat"]: s["player"] for s in p["seats"] if "player" in s},
-                                         rated=p.get("rated", True) is not False)
+                                         rated=p.get("rated", True) is not False,
+                                         contributions=p.get("contributions"))
     except (RefereeError, KeyError, TypeError) as err:
         raise Divergence(1, "bad-game", f"the game cannot be created as logged: {err}") from None
     # The seed commitment is the log's own; the engine version may be older than
@@ -234,6 +239,32 @@ def audit_lines(lines: list[str], payloads: dict[str, str] | None = None) -> dic
         return _audit(lambda: read_lines(lines, payloads))
 
 
+def _revealed_seed(first: Event, revealed: Event) -> str:
+    """What the referee kept, as the reveal shows it, checked against event 1: the
+    seed itself (matching the commitment), or in a game of contributions the
+    secret part (matching the commitment) and the seed it and the contributions
+    recorded in event 1 give (docs/log-format.md, "The seed"). A changed
+    contribution is caught here, at event 1, or (the revealed seed changed with it)
+    at the first deal the replay re-derives."""
+    # (a forged log's payloads may be any JSON: what is not an object names nothing)
+    shown = revealed.payload if isinstance(revealed.payload, dict) else {}
+    created = first.payload if isinstance(first.payload, dict) else {}
+    committed, contributions = created.get("seed_commitment"), created.get("contributions")
+    kept = shown.get("seed" if contributions is None else "secret")
+    if not isinstance(kept, str) or rngmod.commitment(kept) != committed:
+        what = "seed" if contributions is None else "secret part of the seed"
+        raise Divergence(revealed.seq, "seed-mismatch", f"the revealed {what} does not match the commitment in event 1")
+    if contributions is not None:
+        seats = created.get("seats")
+        if not entropy.recorded(contributions, len(seats) if isinstance(seats, list) else -1):
+            raise Divergence(1, "bad-game", "contributions are one a seat, each null or 1 to 256 characters")
+        if entropy.seed(kept, contributions) != shown.get("seed"):
+            raise Divergence(1, "contributions-mismatch",
+                             f"the seed revealed at event {revealed.seq} is not the one the revealed secret part "
+                             "and the contributions recorded in event 1 give")
+    return kept
+
+
 def _audit(events_of) -> dict:
     report = {"valid": False, "events": 0, "first_error": None, "chain": "broken",
               "seed": "unrevealed", "result": None}
@@ -251,18 +282,15 @@ def _audit(events_of) -> dict:
             revealed = ev
             break
     if revealed is not None:
-        # (a forged log's payloads may be any JSON: what is not an object names nothing)
-        shown = revealed.payload if isinstance(revealed.payload, dict) else {}
-        committed = events[0].payload.get("seed_commitment") if isinstance(events[0].payload, dict) else None
-        seed = shown.get("seed")
-        if not isinstance(seed, str) or rngmod.commitment(seed) != committed:
+        try:
+            seed = _revealed_seed(events[0], revealed)
+        except Divergence as err:
             report["seed"] = "mismatch"
-            report["first_error"] = {"seq": revealed.seq, "code": "seed-mismatch",
-                                     "detail": "the revealed seed does not match the commitment in event 1"}
+            report["first_error"] = {"seq": err.seq, "code": err.code, "detail": err.detail}
             return report
         # Salts are keyed by the salt key revealed with the seed; logs written
         # before salt keys existed (0.1) keyed them by the seed itself.
-        key = shown.get("salt_key", seed)
+        key = revealed.payload.get("salt_key", seed)
         if not isinstance(key, str):
             key = None
         wrong = Salts(key).first_wrong(events) if key is not None else events[0]

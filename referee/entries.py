@@ -14,11 +14,16 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Callable
 
+from referee import entropy
 from referee.errors import MalformedMove
 
 # The bidirectional formatting characters (marks, embeddings, overrides, isolates):
 # a name holding one can turn the text around it, in a subject, a table or a page.
 BIDI_FORMATTING = frozenset("\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+
+# A seat's own contribution to the seed (referee/entropy.py): any seat given at a
+# game's creation may carry it, whatever else it is.
+ENTROPY = "entropy"
 
 # key -> checker(value, field) returning the value to keep (None: keep nothing).
 # Each feature that reads a key of a player entry registers it (``register``)
@@ -101,6 +106,10 @@ def parse_player(entry, index: int | None, service=None, where: str | None = Non
         entry = {"name": entry}
     if not isinstance(entry, dict):
         raise MalformedMove("a player is a name or an object {name, email, webhook}", field=where or "body")
+    if ENTROPY in entry and where:  # the seat's contribution to the seed, beside any seat given here
+        given = entropy.check(entry[ENTROPY], _at(where, ENTROPY))
+        out = parse_player({k: v for k, v in entry.items() if k != ENTROPY}, index, service, where)
+        return {**out, ENTROPY: given}
     resolved = [key for key in entry if key in RESOLVERS]
     if resolved:
         key = resolved[0]
@@ -121,7 +130,8 @@ def parse_player(entry, index: int | None, service=None, where: str | None = Non
         checker = PLAYER_FIELDS.get(key)
         if checker is None:
             raise MalformedMove(f"unknown player field {key!r}; a player may have "
-                                f"{', '.join(['name', *PLAYER_FIELDS, *RESOLVERS])}", field=_at(where, key))
+                                f"{', '.join(['name', *PLAYER_FIELDS, *RESOLVERS, *([ENTROPY] if where else [])])}",
+                                field=_at(where, key))
         checked = checker(value, _at(where, key))
         if checked is not None:
             out[key] = checked

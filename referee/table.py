@@ -13,6 +13,7 @@ import pickle
 from dataclasses import dataclass, field
 
 from referee import clock as clockmod
+from referee import entropy
 from referee import rng as rngmod
 from referee.events import GENESIS, REFEREE, Draft, Event, chain, utcnow
 from referee.games import engine as engine_by_name
@@ -24,6 +25,7 @@ from referee.games.base import (
     check_players,
     resign_result,
 )
+from referee.own_players import bot_kinds, bot_players, use_bots  # noqa: F401 (use_bots: the wiring's)
 from referee.seeing import Seeing, of_players
 
 REVEAL_SEED = "reveal-seed"
@@ -73,6 +75,9 @@ class Table(Seeing):
     # (seq, seat, new name) of each seat-replaced event: who held a seat when
     # (referee/narration.py, Holders); a tuple, replaced, never changed in place
     replaced: tuple = ()
+    # each seat's entropy (None where none) in a game whose seed derives from them,
+    # as its first event records them; None in a game dealt from its seed alone
+    contributions: tuple | None = None
 
     # ---- making and replaying ------------------------------------------------------
 
@@ -80,19 +85,21 @@ class Table(Seeing):
     def created_event(game: str, game_id: str, players: list[str], options: dict,
                       seed: str, stacked: bool, at: str | None = None,
                       salt_key: str | None = None, bots: dict | None = None,
-                      accounts: dict | None = None, rated: bool = True) -> Event:
+                      accounts: dict | None = None, rated: bool = True,
+                      contributions: list | None = None) -> Event:
         """The first event of a new game (options validated and completed here).
         ``accounts``: seat -> the player id seated there (referee/players), logged so
         that ratings can be recomputed from exports; ``rated=False`` is logged too
-        (a game is rated unless it says so)."""
+        (a game is rated unless it says so). ``contributions``: the seats' entropy
+        (referee/entropy.py), ``seed`` then being the referee's secret part."""
         payload = Table.created_payload(game, game_id, players, options, seed, stacked, bots,
-                                        accounts, rated)
+                                        accounts, rated, contributions)
         return chain([Draft("game-created", payload)], REFEREE, 1, GENESIS, at, _key(seed, salt_key))[0]
 
     @staticmethod
     def created_payload(game: str, game_id: str, players: list[str], options: dict, seed: str,
                         stacked: bool, bots: dict | None = None, accounts: dict | None = None,
-                        rated: bool = True) -> dict:
+                        rated: bool = True, contributions: list | None = None) -> dict:
         """``created_event``'s payload, for a reader that compares it (an audit) and
         needs no sealed event."""
         eng = engine_by_name(game)
@@ -128,7 +135,7 @@ class Table(Seeing):
                        **({"player": accounts[i]} if i in accounts else {})}
                       for i, n in enumerate(players)],
             "seed_commitment": rngmod.commitment(seed), "stacked": stacked,
-            "engine_version": eng.version,
+            "engine_version": eng.version, **entropy.created_part(contributions, stacked, len(players)),
         }
         if not rated:
             payload["rated"] = False
@@ -141,7 +148,8 @@ class Table(Seeing):
         table = cls(eng, eng.start(p), created.seq, created.hash, p["id"],
                     p["seed_commitment"], p["stacked"], clock=p["options"].get("clock"),
                     bots={s["seat"]: s["bot"] for s in p["seats"] if s.get("bot")},
-                    of_players=of_players(eng, p))
+                    of_players=of_players(eng, p), contributions=(
+                        None if p.get("contributions") is None else tuple(p["contributions"])))
         table._time(created)
         return table
 
@@ -200,6 +208,11 @@ class Table(Seeing):
 
     def scores(self) -> list:
         return self.engine.scores(self.state)
+
+    def dealing_seed(self, kept: str | None) -> str | None:
+        """The seed the shuffles draw from, given what the referee keeps (the seed,
+        or in a game of contributions its secret part: referee/entropy.py)."""
+        return entropy.dealing(kept, self.contributions)
 
     # ---- changes -------------------------------------------------------------------
 
@@ -317,7 +330,7 @@ class Table(Seeing):
         if step == REVEAL_SEED:
             if seed is None:
                 raise rngmod.SeedUnavailable("the seed is needed to reveal it")
-            reveal = {"seed": seed}
+            reveal = entropy.reveal(seed, self.contributions)
             if salt_key is not None and salt_key != seed:
                 reveal["salt_key"] = salt_key
             return [Draft("seed-revealed", reveal)]
@@ -326,7 +339,7 @@ class Table(Seeing):
         if step == BOT_MOVE:
             seat = self.bot_to_move()
             return self.engine.decide(self.state, seat, self.bot_move(seat, seed))
-        drafts = self.engine.settle(self.state, rngmod.Rng(seed, self.seq + 1))
+        drafts = self.engine.settle(self.state, rngmod.Rng(self.dealing_seed(seed), self.seq + 1))
         if not drafts:
             raise RuntimeError(f"{self.engine.name}: step {step!r} wrote no event")
         return drafts
@@ -344,7 +357,7 @@ class Table(Seeing):
         so an audit that knows the seed makes the same choice; while the seed is
         secret it cannot be re-derived (``SeedUnavailable``)."""
         kind = "basic" if self.owed.get(seat) == "autoplay" else self.bots[seat]
-        return _bot_players().choose(kind, self, seat, rngmod.Rng(seed, self.seq + 1))
+        return bot_players().choose(kind, self, seat, rngmod.Rng(self.dealing_seed(seed), self.seq + 1))
 
     def propose_step(self, seed: str | None, at: str | None = None,
                      salt_key: str | None = None) -> tuple[list[Event], Table]:
@@ -417,31 +430,6 @@ def forfeit_draft(table: Table) -> Draft:
     result = resign_result(table.state, seat, table.engine.scores(table.state))
     result["reason"] = f"seat {seat} ran out of time"
     return Draft("forfeited", {"seat": seat, "result": result})
-
-
-# ---- the referee's own players -------------------------------------------------------
-# Bot seats and the moves a timeout owes are played by referee/bots, which the
-# table never imports: whoever puts the referee together hands it over
-# (referee/system.py), so the rules' side of the house names no player.
-
-_BOT_PLAYERS: list = []
-
-
-def use_bots(players) -> None:
-    """The referee's players: anything with ``KINDS`` (the bot kinds a seat may be)
-    and ``choose(kind, table, seat, rng) -> move``."""
-    _BOT_PLAYERS[:] = [players]
-
-
-def _bot_players():
-    if not _BOT_PLAYERS:
-        raise RuntimeError("no bot players: referee.system.wire() hands referee.bots to the table")
-    return _BOT_PLAYERS[0]
-
-
-def bot_kinds() -> tuple[str, ...]:
-    """The kinds a bot seat may be (none before the referee is put together)."""
-    return tuple(_BOT_PLAYERS[0].KINDS) if _BOT_PLAYERS else ()
 
 
 def _key(seed: str | None, salt_key: str | None) -> str | None:

@@ -104,6 +104,13 @@ VERSION = ("the game's version after this request and every referee step it set 
            "version to expect is the one `GET /v1/games/{id}` gives once it is `active` again.")
 
 
+COMMITMENT = ("SHA-256 (hex) of the referee's secret part of the seed, committed before any seat contributes "
+              "its entropy (an open game's too); the seed derives from it and the seats' contributions, and "
+              "both are revealed at the end (docs/log-format.md, \"The seed\"). In a game dealt from a given "
+              "seed or deck, the SHA-256 of that seed. Null only for an open game made before commitments "
+              "came first")
+
+
 class GameCreated(Schema):
     id = fields.String(required=True)
     game = ref("GameKind", required=True)
@@ -115,9 +122,7 @@ class GameCreated(Schema):
         "description": "manages the game: shown once. While the game runs it sees everything in a "
                        "game seated by name, and what a spectator sees in a game of players "
                        "(every seat a player's; docs/api.md, Who sees what)"})
-    seed_commitment = fields.String(required=True, allow_none=True, metadata={
-        "description": "SHA-256 of the shuffle seed, revealed at the end; null for an open game "
-                       "(its seed is drawn and committed when the last seat is taken)"})
+    seed_commitment = fields.String(required=True, allow_none=True, metadata={"description": COMMITMENT})
     spectators = fields.Nested(SpectatorsHook, metadata={
         "description": "when a spectators' webhook was given: its URL and secret (shown once)"})
     organiser = fields.Nested("OrganiserContact", metadata={
@@ -217,6 +222,7 @@ class Summary(Schema):
                                                        "declined"})
     result = Result()
     stacked = fields.Boolean(required=True)
+    seed_commitment = fields.String(required=True, allow_none=True, metadata={"description": COMMITMENT})
     deadline = fields.String(required=True, allow_none=True, metadata={
         "description": "the earliest deadline of a seat to act (UTC, ISO 8601); null without a clock"})
     clock = fields.Nested(ClockInForce, required=True, allow_none=True, metadata={"description": CLOCK})
@@ -337,6 +343,7 @@ class GameRow(Schema):
     options = ref("GameOptions", metadata={"description": "an open game's options (never its seed or deck)"})
     rated = fields.Boolean()
     stacked = fields.Boolean()
+    seed_commitment = fields.String(allow_none=True, metadata={"description": "an open game's: " + COMMITMENT})
 
 
 class Games(Schema):

@@ -113,7 +113,8 @@ PLAYER = {
         "webhook": {"type": "string", "format": "uri", "nullable": True,
                     "description": "http(s); loopback and private addresses refused"},
         "bot": {"type": "string", "enum": ["random", "basic"], "nullable": True,
-                "description": "the referee plays this seat itself (docs/bots.md)"}}}
+                "description": "the referee plays this seat itself (docs/bots.md)"},
+        "entropy": ref("Entropy")}}
 
 # A seat taken by a registered player (docs/players.md): the player's id alone.
 PLAYER_SEAT = {
@@ -121,7 +122,16 @@ PLAYER_SEAT = {
     "description": "The creator's own seat: the player whose token authorises the request "
                    "(Authorization: Bearer <player token>; anyone else's id is 403 `forbidden`). It takes "
                    "the player's name and contacts, and the player's token acts for it",
-    "properties": {"player": {"type": "string", "description": "the creating player's id"}}}
+    "properties": {"player": {"type": "string", "description": "the creating player's id"},
+                   "entropy": ref("Entropy")}}
+# A seat's contribution to the seed (docs/log-format.md, "The seed").
+ENTROPY = {
+    "type": "string", "minLength": 1, "maxLength": 256,
+    "description": "the seat's contribution to the game's seed: 1 to 256 characters, each a Unicode letter, "
+                   "mark, number, punctuation mark or symbol, or the space (else 400 naming "
+                   "`players[i].entropy`); unseen by anyone until the game's first event records every seat's. "
+                   "Refused beside a given seed or deck, and on a seat still to take (its player brings their "
+                   "own when joining)"}
 # A seat kept for another registered player, who takes it (join) or refuses it
 # (decline): a player is seated only by their own act (docs/players.md).
 INVITED_PLAYER_SEAT = {
@@ -154,6 +164,7 @@ def _body(description: str, name: str, schema: dict) -> dict:
 COMPONENTS: dict[str, dict] = {
     "Player": PLAYER,
     "PlayerSeat": PLAYER_SEAT,
+    "Entropy": ENTROPY,
     "InvitedPlayerSeat": INVITED_PLAYER_SEAT,
     "OpenSeat": OPEN_SEAT,
     "InvitedSeat": INVITED_SEAT,

@@ -6,6 +6,7 @@ in words; the token never in any address the page asks for."""
 from __future__ import annotations
 
 import os
+import re
 
 import pytest
 
@@ -160,6 +161,9 @@ def test_an_invitation_is_joined_from_the_page(site, browser):
     game = client.get(f"/v1/games/{gid}").json
     assert game["status"] in ("active", "settling")
     assert no_sideways_scroll(browser)
+    # the Accept brought 32 random bytes of the browser's own (docs/log-format.md, "The seed")
+    first = client.get(f"/v1/games/{gid}/events?limit=1", headers={"Authorization": f"Bearer {cat['token']}"})
+    assert re.fullmatch(r"[0-9a-f]{64}", first.json["events"][0]["payload"]["contributions"][1])
 
 
 def test_more_of_the_players_games_come_a_page_at_a_time(site, browser):

@@ -6,6 +6,9 @@ for."""
 
 from __future__ import annotations
 
+import json
+import re
+
 import pytest
 
 from tests import browser as kit
@@ -47,6 +50,11 @@ def open_game(client, creator: dict, seats: list) -> str:
     return r.json["id"]
 
 
+def contributions(client, game_id: str, player: dict) -> list:
+    first = client.get(f"/v1/games/{game_id}/events?limit=1", headers={"Authorization": f"Bearer {player['token']}"})
+    return first.json["events"][0]["payload"]["contributions"]
+
+
 def buttons(driver, game_id: str) -> list[str]:
     return driver.execute_script(
         "return Array.from(document.querySelectorAll('.seat-actions[data-game=\"' + arguments[0] + '\"] button'))"
@@ -83,6 +91,11 @@ def test_a_stranger_joins_from_the_lobby_and_the_invited_player_accepts_on_the_g
     assert client.get(f"/v1/games/{gid}").json["status"] in ("active", "settling")
     seen = app.extensions["addresses"].seen
     assert not [s for s in seen if bob["token"] in s or cat["token"] in s]
+    # each join from the page brought 32 random bytes of the browser's own (Ann, created
+    # by the API without entropy, none): docs/log-format.md, "The seed"
+    assert contributions(client, gid, bob)[0] is None
+    assert all(re.fullmatch(r"[0-9a-f]{64}", c) for c in contributions(client, gid, bob)[1:])
+    assert len(set(contributions(client, gid, bob))) == 3
 
 
 def test_an_invited_player_declines_from_the_lobby(site, browser):
@@ -116,3 +129,45 @@ def test_without_a_token_the_page_asks_for_one_and_puts_it_in_the_fragment(site,
     assert client.get(f"/v1/games/{gid}").json["players"] == ["Ann", "Eve"]
     browser.get(f"{url}/games/{open_game(client, ann, [{'open': True}])}#token=not.a-token")
     kit.wait(browser, lambda d: "not a player's token" in said(d))
+
+
+def test_the_entropy_a_player_types_is_their_contribution(site, browser):
+    """Typed into the page's field, the player's own entropy is what the first event
+    records for their seat; a game dealt from a given seed gets none from the page."""
+    url, client, _ = site
+    ann, fay = register(client, "Ann"), register(client, "Fay")
+    gid = open_game(client, ann, [{"open": True}])
+    browser.get(f"{url}/games/{gid}#token={fay['token']}")
+    kit.wait(browser, lambda d: buttons(d, gid) == ["Join"])
+    browser.find_element("id", "seat-entropy").send_keys("Fay's own: 7 ✓")
+    browser.find_element("css selector", f'.seat-actions[data-game="{gid}"] button').send_keys("\n")
+    kit.wait(browser, lambda d: "the game has started" in said(d))
+    assert contributions(client, gid, fay) == [None, "Fay's own: 7 ✓"]
+    r = client.post("/v1/games", json={"game": GAME, "players": [{"player": ann["id"]}, {"open": True}],
+                                       "options": {"seed": "private"}},
+                    headers={"Authorization": f"Bearer {ann['token']}"})
+    browser.get(f"{url}/games/{r.json['id']}#token={fay['token']}")
+    kit.wait(browser, lambda d: buttons(d, r.json["id"]) == ["Join"])
+    browser.find_element("css selector", f'.seat-actions[data-game="{r.json["id"]}"] button').send_keys("\n")
+    kit.wait(browser, lambda d: "the game has started" in said(d))
+
+
+def test_the_invitations_page_adds_the_browsers_own_entropy(site, browser):
+    """The link of an invitation's message: its page's Accept posts 32 random bytes of
+    the browser's own when the player types none."""
+    from referee.players import invitation_mail as mailing
+    from referee.players.store import players_of
+
+    url, client, app = site
+    service = app.extensions["referee"]
+    ann = register(client, "Ann")
+    gid = open_game(client, ann, [{"invite": "gus@players.example"}])
+    record = json.loads(players_of(service).open_get(gid))
+    code = mailing.code_for(service, gid, 1, mailing.kept_for(record["seats"][1]))
+    browser.get(f"{url}/games/{gid}/invitation?seat=1&code={code}")
+    browser.find_element("css selector", "input[name=name]").send_keys("Gus")
+    browser.find_element("css selector", "button[value=accept]").click()
+    kit.wait(browser, lambda d: "Your player token" in d.find_element("tag name", "main").text)
+    token = browser.find_element("id", "token").text
+    (mine,) = contributions(client, gid, {"token": token})[1:]
+    assert re.fullmatch(r"[0-9a-f]{64}", mine)

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import json
 
-from referee.entries import check_unique
+from referee import entropy
+from referee.entries import ENTROPY, check_unique
 from referee.errors import NoSuchGame, VersionConflict
 from referee.games import engine as engine_by_name
 from referee.games.base import MalformedMove
@@ -59,29 +60,45 @@ def _seat_for(record: dict, player: dict, seat) -> int:
 
 
 def join(service, game_id: str, token: str | None, body: dict | None) -> dict:
-    """Take a seat of an open game with a player token: ``{seat?}``."""
+    """Take a seat of an open game with a player token: ``{seat?, entropy?}``."""
     player = accounts.authenticate(service, token)
     body = body or {}
-    if not isinstance(body, dict) or set(body) - {"seat"}:
-        raise MalformedMove("the body is {seat?}", field=sorted(set(body) - {"seat"})[0]
+    if not isinstance(body, dict) or set(body) - {"seat", ENTROPY}:
+        raise MalformedMove("the body is {seat?, entropy?}", field=sorted(set(body) - {"seat", ENTROPY})[0]
                             if isinstance(body, dict) else "body")
-    return take(service, game_id, player, body.get("seat"))
+    return take(service, game_id, player, body.get("seat"), given_entropy(body.get(ENTROPY)))
 
 
-def take(service, game_id: str, player: dict, seat=None) -> dict:
+def given_entropy(value) -> str | None:
+    """A joiner's contribution to the seed checked (400 naming ``entropy``), or None."""
+    return None if value is None else entropy.check(value, ENTROPY)
+
+
+def _takes(record: dict, contribution: str | None) -> None:
+    """400 naming ``entropy`` for a contribution to a game dealt from a given seed or
+    deck: its deal is chosen already."""
+    if contribution is not None and lobby.stacked(record["options"]):
+        raise MalformedMove("a game dealt from a given seed or deck takes no entropy: its deal is "
+                            "chosen already", field=ENTROPY)
+
+
+def take(service, game_id: str, player: dict, seat=None, contribution: str | None = None) -> dict:
     """Seat ``player`` in the open game: the seat kept for them, the one asked, or the
-    first open one. Of two joiners racing for the last seat, one takes it; the
-    other gets 409."""
+    first open one, with the player's ``contribution`` to the seed, kept unseen until
+    the game's first event records it. Of two joiners racing for the last seat, one
+    takes it; the other gets 409."""
     for _ in range(50):
         record, text = _open(service, game_id)
+        _takes(record, contribution)
         if any(s.get("player") == player["id"] for s in record["seats"]):
             raise AlreadyJoined("you hold a seat of this game already", field="player")
         chosen = _seat_for(record, player, seat)
         # a joiner's name is checked as at creation: notices and results speak of players by name
         check_unique(player["name"], {i: s["name"] for i, s in enumerate(record["seats"])
                                       if i != chosen and s.get("name")}, "player")
-        seats = [{"player": player["id"], "name": player["name"]} if i == chosen else s
-                 for i, s in enumerate(record["seats"])]
+        mine = {"player": player["id"], "name": player["name"],
+                **({ENTROPY: contribution} if contribution is not None else {})}
+        seats = [mine if i == chosen else s for i, s in enumerate(record["seats"])]
         full = not any(lobby.free(s) for s in seats)
         fresh = {**record, "seats": seats, "status": "starting" if full else "open"}
         if players_of(service).open_swap(game_id, text, fresh):
@@ -127,7 +144,7 @@ def refuse(service, game_id: str, player: dict | None, seat: int | None = None) 
 def invitations_of(service, player: dict) -> list[dict]:
     """The open games keeping a seat for the player, by id or by the player's
     confirmed address, oldest first: ``{id, game, title, seat, created_at, players,
-    inviter}`` each (``players``: each seat's holder by name, "" for a seat nobody
+    stacked, inviter}`` each (``players``: each seat's holder by name, "" for a seat nobody
     holds yet; ``inviter``: the inviting player's name, or null)."""
     players = players_of(service)
     ids = [w.partition(":")[2] for w in invitations.pending(service, player["id"]) if w.startswith("game:")]
@@ -144,6 +161,7 @@ def invitations_of(service, player: dict) -> list[dict]:
         shown = lobby.shown(service, record)
         out.append({"id": gid, "game": record["game"], "title": engine_by_name(record["game"]).title,
                     "seat": seat, "created_at": record["created"], "players": shown["players"],
+                    "stacked": shown["stacked"],
                     "inviter": mailing.inviter_name(players, record)})
     out.sort(key=lambda i: (i["created_at"], i["id"]))
     return out
@@ -163,12 +181,15 @@ def by_code(service, game_id: str, seat, code) -> tuple[dict, dict | None]:
     return record, players_of(service).get(pid) if pid else None
 
 
-def accept_by_code(service, game_id: str, seat, code, name) -> dict:
+def accept_by_code(service, game_id: str, seat, code, name, contribution: str | None = None) -> dict:
     """Take the seat a mailed code is for: as the invited player, or as the player
     who has the invited address confirmed, or as a new player registered now with
-    ``name`` and that address (confirmed by the code). The answer has the new
-    player's ``token``, shown this once, when one was registered."""
+    ``name`` and that address (confirmed by the code), with the player's
+    ``contribution`` to the seed (checked as ``given_entropy`` checks it). The
+    answer has the new player's ``token``, shown this once, when one was registered."""
+    contribution = given_entropy(contribution)  # refused before anyone is registered
     record, player = by_code(service, game_id, seat, code)
+    _takes(record, contribution)
     token = None
     if player is None:
         made = accounts.register(service, {"name": name if isinstance(name, str) else ""})
@@ -176,7 +197,7 @@ def accept_by_code(service, game_id: str, seat, code, name) -> dict:
         players_of(service).update(made["id"], {"email": address, "email_confirmed": True}, None)
         players_of(service).own_address(address_key(address), made["id"])
         player, token = players_of(service).get(made["id"]), made["token"]
-    out = take(service, game_id, player, seat)
+    out = take(service, game_id, player, seat, contribution)
     return {**out, "name": player["name"], **({"token": token} if token else {})}
 
 

@@ -30,8 +30,10 @@ from __future__ import annotations
 
 import hmac
 import json
+import secrets
 
 from referee import entries
+from referee import rng as rngmod
 from referee.caller import new_token, token_hash
 from referee.errors import Forbidden, GameOver, NoSuchGame, Unauthenticated, VersionConflict
 from referee.events import utcnow
@@ -41,7 +43,7 @@ from referee.players import invitation_mail as mailing
 from referee.players import invitations, seating
 from referee.players.confirmation import address_key
 from referee.players.store import players_of
-from referee.service.creating import new_game_id
+from referee.service.creating import contributions_of, new_game_id, seed_text
 from referee.service.shared import DECK_OPTIONS
 from referee.table import Table
 
@@ -80,7 +82,16 @@ def what(game_id: str) -> str:
     return f"game:{game_id}"
 
 
+def stacked(options: dict) -> bool:
+    """Whether an open game with these options is dealt from a given seed or deck (it
+    takes no entropy)."""
+    return "seed" in options or any(options.get(k) is not None for k in DECK_OPTIONS)
+
+
 def _open_seat(entry: dict, i: int) -> dict:
+    if entries.ENTROPY in entry:
+        raise MalformedMove("a seat still to take gets its entropy from the player who takes it (POST "
+                            "/v1/games/{id}/join {\"entropy\": ...})", field=f"players[{i}].{entries.ENTROPY}")
     if "open" in entry:
         if entry != {"open": True}:
             raise MalformedMove("an open seat is {\"open\": true} alone", field=f"players[{i}].open")
@@ -121,7 +132,9 @@ def open_game(service, game: str, players: list, options: dict | None, spectator
         if entry.get("bot") is None and entry.get("player") is None:
             raise MalformedMove("an open game's seats are players, bots, open or invited",
                                 field=f"players[{i}]")
-        seats.append({"player": entry["player"], "name": entry["name"]} if entry.get("player") else p)
+        seats.append({"player": entry["player"], "name": entry["name"],
+                      **({entries.ENTROPY: entry[entries.ENTROPY]} if entries.ENTROPY in entry else {})}
+                     if entry.get("player") else p)
         names.append(entry["name"])
     taken = [s.get("player") or s.get(seating.INVITE_PLAYER) for s in seats]
     taken = [pid for pid in taken if pid]
@@ -137,11 +150,16 @@ def open_game(service, game: str, players: list, options: dict | None, spectator
     check = {k: v for k, v in options.items() if k != "seed"}
     Table.created_event(game, "check", names, check, "check", False)  # the game, its options, its size
     parse_spectators(spectators)  # checked now: the game's creation must not fail later
+    given = seed_text(options.get("seed"))
+    contributions_of([s if isinstance(s, dict) else {} for s in seats], stacked(options))
     gid, admin = new_game_id(), new_token()
     inviter = inviter or invitations.inviter_of(None, None)
+    # The referee commits now, before any seat contributes (a join brings its entropy):
+    # ``secret`` is what the game will keep (the seed of a stacked game, else the secret
+    # part of its seed: referee/entropy.py), never shown; its commitment is.
     record = {"id": gid, "game": game, "created": utcnow(), "status": "open", "options": options,
               "rated": rated, "spectators": spectators, "seats": seats, "admin_hash": token_hash(admin),
-              "inviter": inviter}
+              "inviter": inviter, "secret": given or secrets.token_hex(32)}
     known = invitees(service, record)  # each noted first: a player with too many is 429, nothing kept
     fields = {i: f"players[{i}]." + ("invite" if "invite" in seats[i] else seating.INVITE_PLAYER) for i in known}
     mail = invitations.invite(service, what(gid), [(pid, fields[i]) for i, pid in sorted(known.items())],
@@ -154,7 +172,7 @@ def open_game(service, game: str, players: list, options: dict | None, spectator
     # from one inviter, an address nobody has confirmed once a window
     strangers = {i for i, s in enumerate(seats) if "invite" in s and i not in known}
     mailing.queue(service, record, {i for i, pid in known.items() if pid in mail} | strangers)
-    return {**shown(service, record), "admin_token": admin, "seed_commitment": None, "receipt": None}
+    return {**shown(service, record), "admin_token": admin, "receipt": None}
 
 
 def _still_kept(service, invitation: str, player_id: str) -> bool:
@@ -210,9 +228,11 @@ def _player_name(service, seat: dict) -> str | None:
 
 
 def shown(service, record: dict) -> dict:
-    """An open game as anyone may see it: never its seed or deck, never an
-    invitation's address (only that the seat is kept for someone invited); a seat
-    kept for a player by that player's name, ``invited`` until they take it."""
+    """An open game as anyone may see it: never its seed or deck, never a seat's
+    entropy, never an invitation's address (only that the seat is kept for someone
+    invited); a seat kept for a player by that player's name, ``invited`` until they
+    take it; the commitment to the seed (null for an open game from before
+    commitments came first)."""
     options = {k: ("hidden until the game ends" if k in DECK_OPTIONS and v is not None else v)
                for k, v in record["options"].items() if k != "seed"}
     seats = []
@@ -230,9 +250,9 @@ def shown(service, record: dict) -> dict:
             seats.append({"seat": i, "name": s.get("name"), "bot": s.get("bot")})
     out = {"id": record["id"], "game": record["game"], "status": record["status"],
            "created_at": record["created"], "version": 0,
-           "options": options, "stacked": "seed" in record["options"] or any(
-               record["options"].get(k) is not None for k in DECK_OPTIONS),
-           "rated": record["rated"], "seats": seats, "moves": 0, "to_act": None,
+           "options": options, "stacked": stacked(record["options"]), "rated": record["rated"],
+           "seed_commitment": rngmod.commitment(record["secret"]) if record.get("secret") else None,
+           "seats": seats, "moves": 0, "to_act": None,
            "players": [s["name"] or "" for s in seats],
            "open_seats": sum(1 for s in record["seats"] if free(s))}
     if record.get("declined") is not None:
@@ -274,11 +294,14 @@ def start(service, record: dict) -> dict:
     """Create the filled game (idempotent: a second starter finds it created)."""
     found = service.store.record(record["id"])
     if found is None:
-        # a player's seat as service.create takes it: {"player": ID} alone (its name is the player's)
-        seats = [{"player": s["player"]} if "player" in s else s for s in record["seats"]]
+        # a player's seat as service.create takes it: {"player": ID} (its name is the player's)
+        # and the entropy the player brought
+        seats = [{k: v for k, v in s.items() if k in ("player", entries.ENTROPY)} if "player" in s else s
+                 for s in record["seats"]]
         try:
             service.create(record["game"], seats, record["options"], record["spectators"],
-                           rated=record["rated"], game_id=record["id"], admin_hash=record["admin_hash"])
+                           rated=record["rated"], game_id=record["id"], admin_hash=record["admin_hash"],
+                           secret=record.get("secret"))
         except RefereeError:
             raise
         except Exception:  # another process created it meanwhile (the store refused the same id)

@@ -16,7 +16,8 @@ mail scanner or a preview confirms nothing.
 (referee/players/invitation_mail.py) opens the open game's page for that seat with
 Accept and Decline buttons (form posts, as the confirmation's); accepting seats the
 invited player, registering one with the invited address where nobody has it
-confirmed (its token shown on that answer once).
+confirmed (its token shown on that answer once), with the player's entropy: their
+own if they type it, else 32 random bytes the page's script draws (invitation.js).
 """
 
 from __future__ import annotations
@@ -111,7 +112,8 @@ def invitation_post(game_id):
             joining.decline_by_code(svc, game_id, seat, code)
             done = {"text": "You declined: the game is cancelled, and nothing of it was dealt."}
         else:
-            out = joining.accept_by_code(svc, game_id, seat, code, request.form.get("name", ""))
+            out = joining.accept_by_code(svc, game_id, seat, code, request.form.get("name", ""),
+                                         request.form.get("entropy") or None)
             started = out["status"] != "open"
             done = {"joined": True, "token": out.get("token"), "started": started,
                     "text": f"You hold seat {out['seat']} as {out['name']}. " + (

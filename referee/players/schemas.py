@@ -113,6 +113,8 @@ class PlayerInvitation(Schema):
         "description": "who holds or is invited to each seat, by name; \"\" for a seat nobody holds yet"})
     inviter = fields.String(allow_none=True, metadata={
         "description": "the inviting player's name; null where no player invited (a client address did)"})
+    stacked = fields.Boolean(metadata={
+        "description": "dealt from a given seed or deck: a join to it takes no entropy"})
 
 
 class PlayerMe(PlayerProfile):
@@ -177,6 +179,10 @@ class PlayerHistory(Schema):
 class JoinGame(Strict):
     seat = fields.Integer(metadata={"description": "the seat to take (else the one kept for you, invited by id "
                                                    "or confirmed address, or the first open one)"})
+    entropy = fields.String(validate=validate.Length(min=1, max=256), metadata={
+        "description": "your contribution to the game's seed (docs/log-format.md, \"The seed\"): 1 to 256 "
+                       "characters, letters, marks, numbers, punctuation, symbols and the space; unseen by "
+                       "anyone until the game's first event records it. 400 beside a given seed or deck"})
 
 
 class FillSeat(Strict):

@@ -17,6 +17,7 @@ seats are as they always were, with or without a token.
 
 from __future__ import annotations
 
+from referee.entries import ENTROPY
 from referee.errors import Forbidden, MalformedMove, Unauthenticated
 from referee.players import accounts
 from referee.players.store import player_of_token, players_of
@@ -39,6 +40,9 @@ def invited_player(service, entry: dict, i: int) -> dict:
     """``{"invite_player": ID}`` checked: the invited player's record. 400 naming
     the field for anything else."""
     field = f"players[{i}].{INVITE_PLAYER}"
+    if ENTROPY in entry:  # the seed's contributions are the seats' own: the player's, when joining
+        raise MalformedMove("an invited player brings their own entropy when they join (POST "
+                            "/v1/games/{id}/join {\"entropy\": ...})", field=f"players[{i}].{ENTROPY}")
     if len(entry) != 1:
         raise MalformedMove("an invited player is {\"invite_player\": ID} alone", field=field)
     pid = entry[INVITE_PLAYER]

@@ -28,6 +28,19 @@ def seed_text(seed) -> str | None:
                         field="options.seed")
 
 
+def contributions_of(entries: list[dict], stacked: bool) -> list | None:
+    """Each seat's entropy (None where it gave none) for a game whose seed derives
+    from them; None for a stacked game, which takes none: 400 naming the seat's
+    ``entropy`` when one is given beside a seed or a deck."""
+    if not stacked:
+        return [e.get("entropy") for e in entries]
+    given = next((i for i, e in enumerate(entries) if e.get("entropy") is not None), None)
+    if given is not None:
+        raise MalformedMove("a game dealt from a given seed or deck takes no entropy: its deal is "
+                            "chosen already", field=f"players[{given}].entropy")
+    return None
+
+
 def new_game_id() -> str:
     return secrets.token_urlsafe(9).replace("-", "x").replace("_", "y")
 
@@ -37,11 +50,12 @@ class Creating:
 
     def create(self, game: str, players: list, options: dict | None = None, spectators: dict | None = None,
                rated: bool = True, game_id: str | None = None, extra_more: dict | None = None,
-               organiser: dict | None = None, admin_hash: str | None = None) -> dict:
-        # ``game_id``, ``extra_more`` and ``admin_hash`` are for the referee's own callers,
-        # never for a client: a league names its games and marks them in their private
-        # record; a game opened earlier (referee/players/lobby.py) keeps the id and the
-        # admin token it was given then.
+               organiser: dict | None = None, admin_hash: str | None = None,
+               secret: str | None = None) -> dict:
+        # ``game_id``, ``extra_more``, ``admin_hash`` and ``secret`` are for the referee's
+        # own callers, never for a client: a league names its games and marks them in
+        # their private record; a game opened earlier (referee/players/lobby.py) keeps
+        # the id, the admin token and the secret part of the seed it committed to then.
         # Players are names or objects {name, email, webhook, bot}: only the names
         # (and which seats are bots) go into the log; what the registered features
         # keep of the rest (contacts, the spectators' webhook) is kept private
@@ -64,11 +78,14 @@ class Creating:
         options = dict(options or {})
         seed = seed_text(options.pop("seed", None))
         stacked = seed is not None or any(options.get(k) is not None for k in DECK_OPTIONS)
-        seed = seed or secrets.token_hex(32)
+        contributions = contributions_of(entries, stacked)
+        # what the referee keeps: the seed of a stacked game, else the secret part the
+        # seed derives from with the seats' contributions (referee/entropy.py)
+        seed = seed or secret or secrets.token_hex(32)
         salt_key = secrets.token_hex(32)
         game_id = game_id or new_game_id()
         created = Table.created_event(game, game_id, players, options, seed, stacked, salt_key=salt_key,
-                                      bots=bots, accounts=accounts, rated=rated)
+                                      bots=bots, accounts=accounts, rated=rated, contributions=contributions)
         table = Table.from_created(created)
         # A bot seat has no token: the referee alone moves for it.
         seats = [{"seat": i, "name": n, "bot": bots[i]} if i in bots else

@@ -42,7 +42,8 @@ class Reading:
                     "status": table.status, "version": table.seq, "to_act": table.to_act(),
                     "players": rec.players, "scores": table.scores(),
                     "result": narration.named_result(table.state.result, rec.players),
-                    "stacked": table.stacked, **deadlines(table, None)}
+                    "stacked": table.stacked, "seed_commitment": table.seed_commitment,
+                    **deadlines(table, None)}
 
     def view(self, game_id: str, caller: Caller, at: int | None = None) -> dict:
         rec = caller.record if caller.record is not None and caller.record.id == game_id else self.record(game_id)

@@ -44,7 +44,7 @@
     if (what === "decline" && !window.confirm("Decline the seat kept for you in " + (g.title || g.game) +
         "? The game is then cancelled for everyone.")) { return; }
     Array.prototype.forEach.call(buttons, function (b) { b.disabled = true; });
-    seats.post(g.id, what, what === "join" ? { seat: g.seat } : {}).then(function (res) {
+    seats.post(g.id, what, what === "join" ? { seat: g.seat } : {}, g.stacked).then(function (res) {
       if (res.ok) {
         say("");
         status.textContent = what === "join" ? "You took seat " + g.seat + " of " + (g.title || g.game) + " " + g.id + "." :

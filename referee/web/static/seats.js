@@ -6,6 +6,11 @@
 // which is never sent to the server in an address; this script sends it only in an
 // Authorization header. Without one, the page asks for it and puts it in the fragment.
 // /me answers its invitations with the same calls (window.refereeSeats).
+//
+// A join carries the player's entropy for the deal (docs/log-format.md, "The seed"):
+// what they typed in the page's entropy field, else 32 random bytes drawn here by
+// the browser (crypto.getRandomValues), never the referee's; none for a game dealt
+// from a given seed or deck, which takes none.
 (function () {
   "use strict";
   var m = /(?:^|[#&])token=([^&]+)/.exec(location.hash);
@@ -17,10 +22,23 @@
     return e;
   }
 
-  function post(gameId, what, body) {
+  function randomHex(n) {
+    var bytes = new Uint8Array(n);
+    window.crypto.getRandomValues(bytes);
+    return Array.prototype.map.call(bytes, function (b) { return ("0" + b.toString(16)).slice(-2); }).join("");
+  }
+
+  function contribution() {
+    var own = document.getElementById("seat-entropy");
+    return own && own.value ? own.value : randomHex(32);
+  }
+
+  function post(gameId, what, body, stacked) {
+    body = body || {};
+    if (what === "join" && !stacked && body.entropy === undefined) { body.entropy = contribution(); }
     return fetch("/v1/games/" + encodeURIComponent(gameId) + "/" + what, {
       method: "POST", headers: { "Authorization": "Bearer " + token, "Content-Type": "application/json" },
-      body: JSON.stringify(body || {})
+      body: JSON.stringify(body)
     }).then(function (r) {
       return r.json().catch(function () { return {}; }).then(function (b) { return { ok: r.ok, status: r.status, body: b }; });
     });
@@ -66,7 +84,8 @@
         "? The game is then cancelled for everyone.")) { return; }
     var buttons = spot.querySelectorAll("button");
     Array.prototype.forEach.call(buttons, function (b) { b.disabled = true; });
-    post(id, what, what === "join" && seat !== null ? { seat: seat } : {}).then(function (res) {
+    post(id, what, what === "join" && seat !== null ? { seat: seat } : {},
+         spot.getAttribute("data-stacked") === "true").then(function (res) {
       if (!res.ok) {
         Array.prototype.forEach.call(buttons, function (b) { b.disabled = false; });
         say((what === "join" ? "Not joined: " : "Not declined: ") + refusal(res));
