@@ -397,3 +397,62 @@ def test_salts_keyed_once_are_the_salts():
     events[5].salt, events[6].salt = salt(key, 5), ""
     assert Salts(key).first_wrong(events) is events[5]
     assert Salts("other").first_wrong(events) is events[0]
+
+
+# ---- the audit's command line: light, and many files at once ---------------------------
+
+@pytest.fixture(scope="module")
+def of_bots():
+    """A finished King of Danger game of two bot seats: every move in it is the referee's
+    own player's, which the audit derives again (so the bots must be wired)."""
+    from referee.table import Table
+
+    created = Table.created_event("king-of-danger", "g-bots", ["A", "B"], {"target": 100}, "bots-seed",
+                                  False, bots={0: "basic", 1: "random"})
+    table = Table.from_created(created)
+    log = [created] + table.settle_all("bots-seed")
+    assert table.status == "finished" and log[-1].type == "seed-revealed"
+    return export(log)
+
+
+# What a pure function of a log has no use for: the web framework, the store clients,
+# the job queue, the mail, and every layer of the service built on them.
+HEAVY = ("flask", "werkzeug", "redis", "rq", "gunicorn", "marshmallow", "jinja2", "prometheus_client",
+         "referee.system", "referee.service", "referee.store", "referee.queue", "referee.api",
+         "referee.mail", "referee.web", "referee.leagues", "referee.players.store")
+
+
+def test_the_audit_command_loads_only_the_rules_the_bots_and_the_log(of_bots, tmp_path):
+    path = tmp_path / "bots.jsonl"
+    path.write_text(of_bots)
+    script = ("import json, sys\nfrom referee.cli import main\n"
+              f"code = main(['audit', {str(path)!r}])\n"
+              "print(json.dumps({'code': code, 'modules': sorted(sys.modules)}), file=sys.stderr)\n")
+    r = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    seen = json.loads(r.stderr.splitlines()[-1])
+    assert seen["code"] == 0 and json.loads(r.stdout)["seed"] == "verified", r.stdout
+    heavy = [m for m in seen["modules"] if any(m == h or m.startswith(h + ".") for h in HEAVY)]
+    assert heavy == []
+    assert "referee.bots" in seen["modules"] and "referee.audit" in seen["modules"]
+
+
+def test_cli_audit_of_many_files_gives_one_verdict_a_file(finished, of_bots, tmp_path):
+    _, text = finished
+    files = {"a.jsonl": text, "b.jsonl": of_bots,
+             "c.jsonl": text.replace('"hand-dealt"', '"hand-dealT"', 1), "d.jsonl": of_bots}
+    for name, body in files.items():
+        (tmp_path / name).write_text(body)
+    paths = [str(tmp_path / name) for name in files] + [str(tmp_path / "missing.jsonl")]
+    r = referee("audit", *paths)
+    assert r.returncode == 1 and "Traceback" not in r.stderr, r.stderr
+    verdicts = [json.loads(line) for line in r.stdout.splitlines()]
+    assert [v["file"] for v in verdicts] == paths
+    assert [v["valid"] for v in verdicts] == [True, True, False, True, False]
+    assert verdicts[1]["seed"] == "verified" and verdicts[1]["result"]["winners"] == [0]
+    assert verdicts[2]["first_error"]["code"] == "bad-hash"
+    assert verdicts[4]["first_error"]["code"] == "unreadable-file" and verdicts[4]["events"] == 0
+    # each failure named on standard error, with the count
+    assert f"{paths[2]}: does not audit: event " in r.stderr and f"{paths[4]}: does not audit" in r.stderr
+    assert "2 of 5 files do not audit" in r.stderr
+    r = referee("audit", *paths[:2], paths[3])
+    assert r.returncode == 0 and r.stderr == "" and len(r.stdout.splitlines()) == 3
