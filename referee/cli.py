@@ -324,17 +324,27 @@ def cmd_export(args) -> int:
 
 
 def cmd_replay(args) -> int:
+    from referee import standalone
+    from referee.audit import audit
     from referee.events import Event
     from referee.games.base import ADMIN
+    from referee.narration import holders
     from referee.table import Table
 
-    with open(args.file, encoding="utf-8") as fh:
-        events = [Event.from_dict(json.loads(line)) for line in fh if line.strip()]
-    if not events:
-        print("the file holds no events", file=sys.stderr)
+    # Audited first: a replay tells the game as fact, so it tells only a log the
+    # rules derive (a forged move would be printed as played, and the replay then
+    # trip over what follows from it). A running game's log audits too.
+    try:
+        raw = _read_log(args.file)
+    except OSError as err:
+        print(f"{args.file}: the file cannot be read: {err.strerror}", file=sys.stderr)
         return 1
-    from referee.narration import holders
-
+    standalone.wire()  # a bot seat's moves are derived again by the referee's own players
+    report = audit(raw)
+    if not report["valid"]:
+        print(f"{args.file}: does not audit, so it is not replayed: {_why_not(report)}", file=sys.stderr)
+        return 1
+    events = [Event.from_dict(json.loads(line)) for line in raw.decode("utf-8").split("\n") if line.strip()]
     table = Table.from_created(events[0])
     eng = table.engine
     created = events[0].payload

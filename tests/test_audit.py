@@ -456,3 +456,19 @@ def test_cli_audit_of_many_files_gives_one_verdict_a_file(finished, of_bots, tmp
     assert "2 of 5 files do not audit" in r.stderr
     r = referee("audit", *paths[:2], paths[3])
     assert r.returncode == 0 and r.stderr == "" and len(r.stdout.splitlines()) == 3
+
+
+def test_cli_replay_of_a_forged_log_says_why_it_does_not_audit_and_tells_nothing(finished, tmp_path):
+    _, text = finished
+    lines = [json.loads(x) for x in text.splitlines()]
+    move = next(d for d in lines if d["type"] == "card-played")
+    hidden = next(c for hand in lines[1]["payload"]["face_down"] for c in hand)  # a card nobody may play yet
+    move["payload"]["move"]["card"] = move["payload"]["card"] = hidden
+    forged = tmp_path / "forged.jsonl"
+    forged.write_text(reseal(lines))
+    r = referee("replay", str(forged))
+    assert r.returncode == 1 and "Traceback" not in r.stderr, r.stderr
+    assert r.stdout == ""  # not one event told as fact
+    assert f"does not audit, so it is not replayed: event {move['seq']}: illegal-move: " in r.stderr, r.stderr
+    r = referee("replay", str(tmp_path / "missing.jsonl"))
+    assert r.returncode == 1 and "cannot be read" in r.stderr and "Traceback" not in r.stderr
