@@ -294,10 +294,10 @@ def cmd_audit(args) -> int:
 
 def cmd_audit_league(args) -> int:
     """A league's bundle: 0 when everything matches, else 1 and the first divergence."""
-    from referee import system
+    from referee import standalone
     from referee.leagues import audit_league
 
-    system.wire()
+    standalone.wire()  # as `referee audit`: the rules, the bots and the logs, no service
     with open(args.file, "rb") as fh:
         report = audit_league(fh.read())
     print(json.dumps(report, indent=2, sort_keys=True))
