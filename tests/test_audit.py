@@ -472,3 +472,38 @@ def test_cli_replay_of_a_forged_log_says_why_it_does_not_audit_and_tells_nothing
     assert f"does not audit, so it is not replayed: event {move['seq']}: illegal-move: " in r.stderr, r.stderr
     r = referee("replay", str(tmp_path / "missing.jsonl"))
     assert r.returncode == 1 and "cannot be read" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_an_edited_export_reports_what_was_read_before_the_line_that_fails(finished):
+    """A finished game's export edited at event 20: the report counts the 19 events read
+    and checked before it, and does not call the seed unrevealed (the reading stopped
+    before the reveal: whether the game has one is not known)."""
+    _, text = finished
+    lines = text.splitlines()
+    assert json.loads(lines[-1])["type"] == "seed-revealed"
+    edited = lines[:19] + [lines[19].replace('"at":"', '"at":"1', 1)] + lines[20:]
+    report = audit("\n".join(edited) + "\n")
+    assert report["first_error"]["seq"] == 20 and report["first_error"]["code"] == "bad-hash"
+    assert (report["valid"], report["events"], report["chain"], report["seed"]) == (False, 19, "broken", "not-reached")
+    # a line slipped in after the reveal: every event before it read, the reveal checked
+    report = audit(text + lines[-1] + "\n")
+    assert report["first_error"]["seq"] == len(lines) + 1 and report["first_error"]["code"] == "seq-gap"
+    assert (report["events"], report["seed"]) == (len(lines), "verified")
+    # the same after a reveal of another seed (every hash computed again): the seed as read
+    rows = [json.loads(x) for x in lines]
+    rows[-1]["payload"]["seed"] = "another"
+    forged = reseal(rows)
+    report = audit(forged + forged.splitlines()[-1] + "\n")
+    assert (report["events"], report["seed"], report["first_error"]["code"]) == (len(lines), "mismatch", "seq-gap")
+    assert audit("")["events"] == 0 and audit("")["seed"] == "not-reached"
+
+
+def test_cli_audit_of_an_edited_export_says_what_was_read(finished, tmp_path):
+    _, text = finished
+    lines = text.splitlines()
+    path = tmp_path / "edited.jsonl"
+    path.write_text("\n".join(lines[:9] + [lines[9].replace('"at":"', '"at":"1', 1)] + lines[10:]) + "\n")
+    r = referee("audit", str(path))
+    report = json.loads(r.stdout)
+    assert r.returncode == 1 and (report["events"], report["seed"]) == (9, "not-reached")
+    assert r.stderr == f"{path}: does not audit: event 10: bad-hash: event 10's hash does not match its content\n"
