@@ -422,15 +422,17 @@ HEAVY = ("flask", "werkzeug", "redis", "rq", "gunicorn", "marshmallow", "jinja2"
          "referee.mail", "referee.web", "referee.leagues", "referee.players.store")
 
 
-def test_the_audit_command_loads_only_the_rules_the_bots_and_the_log(of_bots, tmp_path):
+@pytest.mark.parametrize("command", ["audit", "replay"])
+def test_the_audit_command_loads_only_the_rules_the_bots_and_the_log(of_bots, tmp_path, command):
     path = tmp_path / "bots.jsonl"
     path.write_text(of_bots)
     script = ("import json, sys\nfrom referee.cli import main\n"
-              f"code = main(['audit', {str(path)!r}])\n"
+              f"code = main([{command!r}, {str(path)!r}])\n"
               "print(json.dumps({'code': code, 'modules': sorted(sys.modules)}), file=sys.stderr)\n")
     r = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
     seen = json.loads(r.stderr.splitlines()[-1])
-    assert seen["code"] == 0 and json.loads(r.stdout)["seed"] == "verified", r.stdout
+    assert seen["code"] == 0, r.stderr
+    assert command != "audit" or json.loads(r.stdout)["seed"] == "verified", r.stdout
     heavy = [m for m in seen["modules"] if any(m == h or m.startswith(h + ".") for h in HEAVY)]
     assert heavy == []
     assert "referee.bots" in seen["modules"] and "referee.audit" in seen["modules"]
