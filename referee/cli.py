@@ -298,8 +298,12 @@ def cmd_audit_league(args) -> int:
     from referee.leagues import audit_league
 
     standalone.wire()  # as `referee audit`: the rules, the bots and the logs, no service
-    with open(args.file, "rb") as fh:
-        report = audit_league(fh.read())
+    try:
+        raw = _read_log(args.file)
+    except OSError as err:
+        print(f"{args.file}: the file cannot be read: {err.strerror}", file=sys.stderr)
+        return 1
+    report = audit_league(raw)
     print(json.dumps(report, indent=2, sort_keys=True))
     err = report["first_error"]
     if err is not None:

@@ -217,6 +217,9 @@ def test_a_game_swapped_for_another_fails(round_robin, tmp_path):
                        text=True, timeout=120)
     assert r.returncode == 1 and json.loads(r.stdout)["first_error"] == err
     assert r.stderr == f"first divergence: game {game_id}: not-the-recorded-game: {err['detail']}\n"
+    r = subprocess.run([sys.executable, "-m", "referee.cli", "audit-league", str(tmp_path / "none.jsonl")],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 1 and "cannot be read" in r.stderr and "Traceback" not in r.stderr
     # another game of the league under this one's name
     second = round_robin.state.rounds[0].tables[1]["game"]
     renamed = [r for r in rows if r.get("game") != game_id]
