@@ -265,6 +265,30 @@ def _revealed_seed(first: Event, revealed: Event) -> str:
     return kept
 
 
+def _seed_of(events: list[Event]) -> tuple[str | None, str | None]:
+    """The seed and the salt key the log's last reveal gives, both checked (the
+    seed against the commitment in event 1, every event's salt against the key);
+    (None, None) while none is revealed; a Divergence where they do not hold."""
+    revealed = None  # the last reveal: the usual log's last event, so looked for from the end
+    for ev in reversed(events):
+        if ev.type == "seed-revealed" and ev.actor == REFEREE:
+            revealed = ev
+            break
+    if revealed is None:
+        return None, None
+    seed = _revealed_seed(events[0], revealed)
+    # Salts are keyed by the salt key revealed with the seed; logs written
+    # before salt keys existed (0.1) keyed them by the seed itself.
+    key = revealed.payload.get("salt_key", seed)
+    if not isinstance(key, str):
+        key = None
+    wrong = Salts(key).first_wrong(events) if key is not None else events[0]
+    if wrong is not None:
+        raise Divergence(wrong.seq, "bad-salt",
+                         f"event {wrong.seq}'s salt is not the one the revealed salt key gives")
+    return seed, key
+
+
 def _audit(events_of) -> dict:
     report = {"valid": False, "events": 0, "first_error": None, "chain": "broken",
               "seed": "unrevealed", "result": None}
@@ -272,33 +296,27 @@ def _audit(events_of) -> dict:
         events = events_of()
     except Divergence as err:
         report["first_error"] = {"seq": err.seq, "code": err.code, "detail": err.detail}
+        # What was read before the line that failed, said as it is: the events read
+        # and checked, and the seed as far as they go. A reveal read among them is
+        # checked as the whole log's would be; else the reading stopped before any
+        # reveal, and whether the game has one is not known ("not-reached", never
+        # "unrevealed", which would say of a finished game that it runs).
+        report["events"] = len(err.read)
+        try:
+            seed, _ = _seed_of(err.read) if err.read else (None, None)
+            report["seed"] = "not-reached" if seed is None else "verified"
+        except Divergence:
+            report["seed"] = "mismatch"
         return report
     report["events"] = len(events)
     report["chain"] = "ok"
-    seed = key = None
-    revealed = None  # the last reveal: the usual log's last event, so looked for from the end
-    for ev in reversed(events):
-        if ev.type == "seed-revealed" and ev.actor == REFEREE:
-            revealed = ev
-            break
-    if revealed is not None:
-        try:
-            seed = _revealed_seed(events[0], revealed)
-        except Divergence as err:
-            report["seed"] = "mismatch"
-            report["first_error"] = {"seq": err.seq, "code": err.code, "detail": err.detail}
-            return report
-        # Salts are keyed by the salt key revealed with the seed; logs written
-        # before salt keys existed (0.1) keyed them by the seed itself.
-        key = revealed.payload.get("salt_key", seed)
-        if not isinstance(key, str):
-            key = None
-        wrong = Salts(key).first_wrong(events) if key is not None else events[0]
-        if wrong is not None:
-            report["seed"] = "mismatch"
-            report["first_error"] = {"seq": wrong.seq, "code": "bad-salt",
-                                     "detail": f"event {wrong.seq}'s salt is not the one the revealed salt key gives"}
-            return report
+    try:
+        seed, key = _seed_of(events)
+    except Divergence as err:
+        report["seed"] = "mismatch"
+        report["first_error"] = {"seq": err.seq, "code": err.code, "detail": err.detail}
+        return report
+    if seed is not None:
         report["seed"] = "verified"
     try:
         table = _replay(events, seed, key)

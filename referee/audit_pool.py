@@ -21,6 +21,7 @@ from concurrent.futures.process import BrokenProcessPool
 from multiprocessing import get_context
 
 from referee import audit as auditmod
+from referee import standalone
 from referee.games.base import RefereeError
 
 
@@ -31,9 +32,7 @@ class AuditsBusy(RefereeError):
 def _lower_priority() -> None:
     """A pool worker's start: a lower priority, and the referee's bot players handed
     to the table (a spawned process starts with nothing wired)."""
-    from referee import system
-
-    system.wire()
+    standalone.wire()  # the rules and the bots only: no web framework, store or queue to load
     try:
         os.nice(10)
     except OSError:  # not allowed here: run at the same priority

@@ -27,6 +27,9 @@ class Divergence(Exception):
     def __init__(self, seq: int, code: str, detail: str):
         super().__init__(detail)
         self.seq, self.code, self.detail = seq, code, detail
+        # raised by ``read_lines``: the events read and checked before the line that
+        # failed (a report says what was read: referee/audit.py)
+        self.read: list[Event] = []
 
 
 def _scalar_text(value) -> str:
@@ -238,7 +241,12 @@ def read_lines(lines: list, payloads: dict[str, str] | None = None) -> list[Even
             events.append(ev)
             prev = given
     except RecursionError:  # a line nested deeper than the parser or the encoder can go
-        raise Divergence(i, "malformed", f"line {i} nests too deeply to be an event") from None
+        err = Divergence(i, "malformed", f"line {i} nests too deeply to be an event")
+        err.read = events
+        raise err from None
+    except Divergence as err:
+        err.read = events
+        raise
     if not events:
         raise Divergence(1, "malformed", "the log is empty")
     return events

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import functools
 
-from referee import bots, entries, table, timeouts
+from referee import bots, entries, standalone, timeouts
 from referee.config import Config
 from referee.leagues import running as leagues
 from referee.mail import contacts, links, outbox, sending
@@ -55,7 +55,7 @@ def wire() -> None:
     entries.register_resolver("player", accounts.seat_resolver)
     entries.register_on_tokens("links", lambda service, game_id, tokens: (
         {"links": found} if (found := links.for_new_game(service, game_id, tokens)) else {}))
-    table.use_bots(bots)
+    standalone.wire()  # the table's bot players: all an audit needs (referee/standalone.py)
     if leagues.player_leagues not in accounts.LEAGUES_OF:  # a profile's leagues
         accounts.LEAGUES_OF.append(leagues.player_leagues)
     if confirmation.deliver_due not in sending.EVERY_ROUND:  # players' confirmations not yet sent

@@ -377,12 +377,18 @@ class AuditReport(Schema):
         "followed from the seed committed to at creation). It does not prove when anything happened "
         "(each event's `at` is taken as logged), that this is the referee's own copy, that the log "
         "is whole to its end, nor who sent each move: docs/auditing.md")})
-    events = fields.Integer(required=True)
+    events = fields.Integer(required=True, metadata={"description": (
+        "the events read and checked: every event of the log, or, when a line cannot be read as the "
+        "next event (its first_error is that line's), those before it")})
     first_error = fields.Nested(AuditError, required=True, allow_none=True,
                                 metadata={"description": "the first line that does not verify, and why; "
                                                          "null when valid"})
     chain = fields.String(required=True, metadata={"enum": ["ok", "broken"]})
-    seed = fields.String(required=True, metadata={"enum": ["verified", "unrevealed", "mismatch"]})
+    seed = fields.String(required=True, metadata={
+        "enum": ["verified", "unrevealed", "mismatch", "not-reached"],
+        "description": "verified: revealed and matching the commitment, every salt checked; unrevealed: "
+                       "a running game; mismatch; not-reached: the log could not be read as far as a "
+                       "reveal, so whether the game has one is not known (the seed as far as read)"})
     result = Result()
     status = ref("GameStatus", metadata={"description": "the game's status, when valid"})
     games = fields.Integer(metadata={"description": "a league bundle's audit: the games audited"})

@@ -397,3 +397,115 @@ def test_salts_keyed_once_are_the_salts():
     events[5].salt, events[6].salt = salt(key, 5), ""
     assert Salts(key).first_wrong(events) is events[5]
     assert Salts("other").first_wrong(events) is events[0]
+
+
+# ---- the audit's command line: light, and many files at once ---------------------------
+
+@pytest.fixture(scope="module")
+def of_bots():
+    """A finished King of Danger game of two bot seats: every move in it is the referee's
+    own player's, which the audit derives again (so the bots must be wired)."""
+    from referee.table import Table
+
+    created = Table.created_event("king-of-danger", "g-bots", ["A", "B"], {"target": 100}, "bots-seed",
+                                  False, bots={0: "basic", 1: "random"})
+    table = Table.from_created(created)
+    log = [created] + table.settle_all("bots-seed")
+    assert table.status == "finished" and log[-1].type == "seed-revealed"
+    return export(log)
+
+
+# What a pure function of a log has no use for: the web framework, the store clients,
+# the job queue, the mail, and every layer of the service built on them.
+HEAVY = ("flask", "werkzeug", "redis", "rq", "gunicorn", "marshmallow", "jinja2", "prometheus_client",
+         "referee.system", "referee.service", "referee.store", "referee.queue", "referee.api",
+         "referee.mail", "referee.web", "referee.leagues", "referee.players.store")
+
+
+@pytest.mark.parametrize("command", ["audit", "replay"])
+def test_the_audit_command_loads_only_the_rules_the_bots_and_the_log(of_bots, tmp_path, command):
+    path = tmp_path / "bots.jsonl"
+    path.write_text(of_bots)
+    script = ("import json, sys\nfrom referee.cli import main\n"
+              f"code = main([{command!r}, {str(path)!r}])\n"
+              "print(json.dumps({'code': code, 'modules': sorted(sys.modules)}), file=sys.stderr)\n")
+    r = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    seen = json.loads(r.stderr.splitlines()[-1])
+    assert seen["code"] == 0, r.stderr
+    assert command != "audit" or json.loads(r.stdout)["seed"] == "verified", r.stdout
+    heavy = [m for m in seen["modules"] if any(m == h or m.startswith(h + ".") for h in HEAVY)]
+    assert heavy == []
+    assert "referee.bots" in seen["modules"] and "referee.audit" in seen["modules"]
+
+
+def test_cli_audit_of_many_files_gives_one_verdict_a_file(finished, of_bots, tmp_path):
+    _, text = finished
+    files = {"a.jsonl": text, "b.jsonl": of_bots,
+             "c.jsonl": text.replace('"hand-dealt"', '"hand-dealT"', 1), "d.jsonl": of_bots}
+    for name, body in files.items():
+        (tmp_path / name).write_text(body)
+    paths = [str(tmp_path / name) for name in files] + [str(tmp_path / "missing.jsonl")]
+    r = referee("audit", *paths)
+    assert r.returncode == 1 and "Traceback" not in r.stderr, r.stderr
+    verdicts = [json.loads(line) for line in r.stdout.splitlines()]
+    assert [v["file"] for v in verdicts] == paths
+    assert [v["valid"] for v in verdicts] == [True, True, False, True, False]
+    assert verdicts[1]["seed"] == "verified" and verdicts[1]["result"]["winners"] == [0]
+    assert verdicts[2]["first_error"]["code"] == "bad-hash"
+    assert verdicts[4]["first_error"]["code"] == "unreadable-file" and verdicts[4]["events"] == 0
+    # each failure named on standard error, with the count
+    assert f"{paths[2]}: does not audit: event " in r.stderr and f"{paths[4]}: does not audit" in r.stderr
+    assert "2 of 5 files do not audit" in r.stderr
+    r = referee("audit", *paths[:2], paths[3])
+    assert r.returncode == 0 and r.stderr == "" and len(r.stdout.splitlines()) == 3
+
+
+def test_cli_replay_of_a_forged_log_says_why_it_does_not_audit_and_tells_nothing(finished, tmp_path):
+    _, text = finished
+    lines = [json.loads(x) for x in text.splitlines()]
+    move = next(d for d in lines if d["type"] == "card-played")
+    hidden = next(c for hand in lines[1]["payload"]["face_down"] for c in hand)  # a card nobody may play yet
+    move["payload"]["move"]["card"] = move["payload"]["card"] = hidden
+    forged = tmp_path / "forged.jsonl"
+    forged.write_text(reseal(lines))
+    r = referee("replay", str(forged))
+    assert r.returncode == 1 and "Traceback" not in r.stderr, r.stderr
+    assert r.stdout == ""  # not one event told as fact
+    assert f"does not audit, so it is not replayed: event {move['seq']}: illegal-move: " in r.stderr, r.stderr
+    r = referee("replay", str(tmp_path / "missing.jsonl"))
+    assert r.returncode == 1 and "cannot be read" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_an_edited_export_reports_what_was_read_before_the_line_that_fails(finished):
+    """A finished game's export edited at event 20: the report counts the 19 events read
+    and checked before it, and does not call the seed unrevealed (the reading stopped
+    before the reveal: whether the game has one is not known)."""
+    _, text = finished
+    lines = text.splitlines()
+    assert json.loads(lines[-1])["type"] == "seed-revealed"
+    edited = lines[:19] + [lines[19].replace('"at":"', '"at":"1', 1)] + lines[20:]
+    report = audit("\n".join(edited) + "\n")
+    assert report["first_error"]["seq"] == 20 and report["first_error"]["code"] == "bad-hash"
+    assert (report["valid"], report["events"], report["chain"], report["seed"]) == (False, 19, "broken", "not-reached")
+    # a line slipped in after the reveal: every event before it read, the reveal checked
+    report = audit(text + lines[-1] + "\n")
+    assert report["first_error"]["seq"] == len(lines) + 1 and report["first_error"]["code"] == "seq-gap"
+    assert (report["events"], report["seed"]) == (len(lines), "verified")
+    # the same after a reveal of another seed (every hash computed again): the seed as read
+    rows = [json.loads(x) for x in lines]
+    rows[-1]["payload"]["seed"] = "another"
+    forged = reseal(rows)
+    report = audit(forged + forged.splitlines()[-1] + "\n")
+    assert (report["events"], report["seed"], report["first_error"]["code"]) == (len(lines), "mismatch", "seq-gap")
+    assert audit("")["events"] == 0 and audit("")["seed"] == "not-reached"
+
+
+def test_cli_audit_of_an_edited_export_says_what_was_read(finished, tmp_path):
+    _, text = finished
+    lines = text.splitlines()
+    path = tmp_path / "edited.jsonl"
+    path.write_text("\n".join(lines[:9] + [lines[9].replace('"at":"', '"at":"1', 1)] + lines[10:]) + "\n")
+    r = referee("audit", str(path))
+    report = json.loads(r.stdout)
+    assert r.returncode == 1 and (report["events"], report["seed"]) == (9, "not-reached")
+    assert r.stderr == f"{path}: does not audit: event 10: bad-hash: event 10's hash does not match its content\n"

@@ -14,7 +14,8 @@ In order, stopping at the first divergence:
   lots of round 1 from the seed once it is revealed, taken as logged but checked
   to be a drawing of the players before that); each result re-derived from the
   game's own log, audited whole by ``referee.audit.audit`` (valid, over, created
-  as this league's game at that table, its last hash the one recorded); each
+  as this league's game at that table, its last hash the one recorded, else
+  ``not-the-recorded-game``, named as the game's); each
   round's close, the final standings and the seed's reveal when they were due;
 * every game in the bundle is a game of the league, its log valid.
 
@@ -194,6 +195,16 @@ class _Checker:
             if not isinstance(game_id, str) or game_id not in state.games:
                 raise Divergence(where, "no-such-game", "the result names no game of the league")
             result, events = self._game(game_id)
+            recorded = p.get("last_hash")
+            if isinstance(recorded, str) and recorded != events[-1].hash:
+                # The league recorded the result of a game that ended in another last
+                # event: the game in the bundle (valid, the league's, at its table) is
+                # not the one recorded. Named as the game's fault, not as a divergence
+                # of the league's log, whose other fields follow from that game.
+                raise Divergence(f"game {game_id}", "not-the-recorded-game",
+                                 f"game {game_id}'s last hash is {events[-1].hash}, not the {recorded} "
+                                 f"the league recorded at event {ev.seq}: the game in the bundle is "
+                                 "not the game whose result the league recorded")
             return lg.result_draft(state, game_id, result, lg.losers(events), events[-1])
         return lg.step_draft(state, self.seed) if ev.type in (st.CLOSED, st.FINISHED,
                                                                 st.REVEALED) else None

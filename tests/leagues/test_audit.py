@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import random
+import subprocess
+import sys
 
 import pytest
 
@@ -191,7 +193,7 @@ def test_an_edited_result_line_fails(round_robin):
     assert "placings" in err["detail"]
 
 
-def test_a_game_swapped_for_another_fails(round_robin):
+def test_a_game_swapped_for_another_fails(round_robin, tmp_path):
     rows = lines(round_robin.bundle())
     seq = league_seq(rows, "result-recorded", 0)
     game_id = rows[seq - 1]["event"]["payload"]["game"]
@@ -204,8 +206,20 @@ def test_a_game_swapped_for_another_fails(round_robin):
     swapped += [{"event": json.loads(ev.to_json()), "game": game_id, "log": "game"}
                 for ev in other]
     err = first_error(join(swapped))
-    assert err["where"] == f"league event {seq}" and err["code"] == "diverges"
-    assert "last_hash" in err["detail"]
+    # the game is named, and what sets it apart: not the league's log
+    assert err == {"where": f"game {game_id}", "code": "not-the-recorded-game",
+                   "detail": f"game {game_id}'s last hash is {other[-1].hash}, not the "
+                             f"{rows[seq - 1]['event']['payload']['last_hash']} the league recorded at event "
+                             f"{seq}: the game in the bundle is not the game whose result the league recorded"}
+    path = tmp_path / "swapped.jsonl"
+    path.write_text(join(swapped))
+    r = subprocess.run([sys.executable, "-m", "referee.cli", "audit-league", str(path)], capture_output=True,
+                       text=True, timeout=120)
+    assert r.returncode == 1 and json.loads(r.stdout)["first_error"] == err
+    assert r.stderr == f"first divergence: game {game_id}: not-the-recorded-game: {err['detail']}\n"
+    r = subprocess.run([sys.executable, "-m", "referee.cli", "audit-league", str(tmp_path / "none.jsonl")],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 1 and "cannot be read" in r.stderr and "Traceback" not in r.stderr
     # another game of the league under this one's name
     second = round_robin.state.rounds[0].tables[1]["game"]
     renamed = [r for r in rows if r.get("game") != game_id]
