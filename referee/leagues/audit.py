@@ -10,7 +10,8 @@ In order, stopping at the first divergence:
 * its first event is a ``league-created`` whose terms are as the referee checks
   and completes them; a revealed seed matches the commitment;
 * every later event is the one the referee derives at its point from the log
-  before it: a join or a withdrawal allowed then; each pairing re-derived (the
+  before it: a join, a decline, the organiser's start (league version 2) or a
+  withdrawal allowed then; each pairing re-derived (the
   lots of round 1 from the seed once it is revealed, taken as logged but checked
   to be a drawing of the players before that); each result re-derived from the
   game's own log, audited whole by ``referee.audit.audit`` (valid, over, created
@@ -170,7 +171,7 @@ class _Checker:
         try:
             terms = setup.league_terms(**{k: p.get(k) for k in (
                 "name", "game", "options", "format", "players", "rounds", "table_size",
-                "cycles", "clock", "points")})
+                "cycles", "clock", "points", "league_version", "invited", "entry", "organiser")})
         except (RefereeError, TypeError) as err:
             raise Divergence(where, "bad-league", f"the league cannot be created as logged: "
                              f"{getattr(err, 'detail', err)}") from None
@@ -185,6 +186,10 @@ class _Checker:
         state, p = self.state, ev.payload
         if ev.type == st.JOINED:
             return lg.join_draft(state, p)
+        if ev.type == st.DECLINED:
+            return lg.decline_draft(state, p.get("player"))
+        if ev.type == st.STARTED:
+            return lg.start_draft(state)
         if ev.type == st.WITHDREW:
             return lg.withdraw_draft(state, p.get("player"), p.get("by"))
         if ev.type == st.PAIRED:

@@ -117,6 +117,15 @@ class PlayerInvitation(Schema):
         "description": "dealt from a given seed or deck: a join to it takes no entropy"})
 
 
+class PlayerLeagueInvitation(Schema):
+    id = fields.String(metadata={"description": "the league (POST /v1/leagues/{id}/join, or .../decline)"})
+    name = fields.String()
+    game = fields.String()
+    format = fields.String()
+    created_at = fields.String()
+    organiser = fields.String(allow_none=True, metadata={"description": "the organising player's name"})
+
+
 class PlayerMe(PlayerProfile):
     contacts = fields.Nested(PlayerContacts)
     waiting = fields.List(fields.Nested(PlayerWaiting), metadata={
@@ -125,6 +134,8 @@ class PlayerMe(PlayerProfile):
     invitations = fields.List(fields.Nested(PlayerInvitation), metadata={
         "description": "GET only: the open games keeping a seat for the player (invited by id, or by the "
                        "player's confirmed address), oldest first"})
+    league_invitations = fields.List(fields.Nested(PlayerLeagueInvitation), metadata={
+        "description": "GET only: the leagues inviting the player that have not started, oldest first"})
     webhook_secret = fields.String(metadata={"description": "after a new webhook URL: its secret, shown once"})
 
 

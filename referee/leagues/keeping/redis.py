@@ -28,7 +28,7 @@ if had and tonumber(had) <= tonumber(ARGV[1]) then redis.call('ZREM', KEYS[1], A
 
 CREATE = """
 if redis.call('HSETNX', KEYS[1], 'meta', ARGV[1]) == 0 then return 0 end
-redis.call('HSET', KEYS[1], 'status', 'running', 'version', 1)
+redis.call('HSET', KEYS[1], 'status', ARGV[3], 'version', 1)
 redis.call('RPUSH', KEYS[2], ARGV[2])
 return 1
 """
@@ -62,11 +62,15 @@ class RedisLeagues(LeagueStore):
 
     def create(self, meta, first):
         if not self._create(keys=[_k(meta["id"], "meta"), _k(meta["id"], "log")],
-                            args=[json.dumps(meta), first.to_json()]):
+                            args=[json.dumps(meta), first.to_json(), meta.get("status", "running")]):
             raise ValueError(f"league {meta['id']} exists already")
         self.r.zadd(LIST, {f"{meta['created_at']}|{meta['id']}": 0})
         for player in meta.get("players", []):  # each player's index, under the player's tag
             self.r.zadd(_player_key(player), {f"{meta['created_at']}|{meta['id']}": 0})
+
+    def index_player(self, league_id, player_id):
+        meta = self.meta(league_id)
+        self.r.zadd(_player_key(player_id), {f"{meta['created_at']}|{league_id}": 0})
 
     def meta(self, league_id):
         got = self.r.hmget(_k(league_id, "meta"), "meta", "status", "version")

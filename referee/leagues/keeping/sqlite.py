@@ -36,11 +36,18 @@ class SqliteLeagues(SideTables, LeagueStore):
             if conn.execute("SELECT 1 FROM leagues WHERE id = ?", (meta["id"],)).fetchall():
                 raise ValueError(f"league {meta['id']} exists already")
             conn.execute("INSERT INTO leagues VALUES (?, ?, ?, ?, ?)",
-                         (meta["id"], meta["created_at"], json.dumps(meta), "running", first.seq))
+                         (meta["id"], meta["created_at"], json.dumps(meta), meta.get("status", "running"),
+                          first.seq))
             conn.execute("INSERT INTO league_events VALUES (?, ?, ?)",
                          (meta["id"], first.seq, first.to_json()))
             conn.executemany("INSERT OR IGNORE INTO league_players VALUES (?, ?, ?)",
                              [(p, meta["created_at"], meta["id"]) for p in meta.get("players", [])])
+
+    def index_player(self, league_id, player_id):
+        meta = self.meta(league_id)
+        with self._tx() as conn:
+            conn.execute("INSERT OR IGNORE INTO league_players VALUES (?, ?, ?)",
+                         (player_id, meta["created_at"], league_id))
 
     def meta(self, league_id):
         rows = self._read("SELECT meta, status, version FROM leagues WHERE id = ?", (league_id,))

@@ -15,7 +15,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from referee import rng as rngmod
-from referee.leagues import scoring
+from referee.leagues import scoring, setup
 from referee.leagues.pairing import round_robin, swiss, tables
 from referee.leagues.state import LeagueState
 
@@ -37,6 +37,8 @@ def planned_rounds(state: LeagueState) -> int | None:
         if state.lots is None:
             return None
         return round_robin.rounds_for(len(state.lots), state.terms["cycles"])
+    if state.terms["rounds"] is None:  # a version 2 swiss asked for none: from its players
+        return None if state.lots is None else setup.swiss_rounds(len(state.lots))
     return state.terms["rounds"]
 
 
