@@ -316,6 +316,30 @@ def resign_withdrawn(service, state, game_id: str) -> None:
         return
     for seat in gone:
         service.resign_for(game_id, seat)
+    _tell_withdrawal(service, state, game_id, seats, gone)
+
+
+def _tell_withdrawal(service, state, game_id: str, seats: list[str], gone: list[int]) -> None:
+    """Each other seat with contacts hears why its game ended (or went on): who
+    withdrew from the league, and who won, in words, beside the game's own notice."""
+    rec = service.store.record(game_id)
+    if rec is None:
+        return
+    with service._lock(game_id):
+        result = service.load(game_id, rec).state.result
+    who = " and ".join(state.players[seats[i]] for i in gone)
+    won = [state.players[seats[i]] for i in (result or {}).get("winners", [])]
+    note = (f"{who} withdrew from the league {state.terms['name']}: the referee resigned "
+            f"{'their seats' if len(gone) > 1 else 'their seat'}"
+            + (f", and {' and '.join(won)} won the game." if won else "; the game goes on without them."))
+    for seat in range(len(seats)):
+        if seat in gone or not rec.extra.get("contacts", {}).get(str(seat)):
+            continue
+        try:
+            outbox.queue_notice(service, game_id, seat, "game-over" if result else "turn", note=note,
+                                tag="withdrew")
+        except Exception:  # a notice is a courtesy; the game's log is the truth
+            log.exception("league game %s: the withdrawal notice failed", game_id)
 
 
 def _forsake(service, league_id: str, state) -> bool:

@@ -254,7 +254,9 @@ def view(service, league_id: str) -> dict:
     for rnd in state.rounds:
         rounds.append({"round": rnd.number, "closed": rnd.closed, "byes": list(rnd.byes),
                        "games": [{"game": t["game"], "seats": list(t["seats"]),
-                                  "placings": rnd.results.get(t["game"])} for t in rnd.tables]})
+                                  "placings": rnd.results.get(t["game"]),
+                                  "withdrew": [p for p in t["seats"] if p in state.withdrawn]}
+                                 for t in rnd.tables]})
     out = {"id": league_id, "name": meta["name"], "game": meta["game"], "format": meta["format"],
            "status": meta["status"], "version": league.seq, "created_at": meta["created_at"],
            "league_version": state.version, "entry": state.entry, "organiser": state.organiser,

@@ -61,6 +61,9 @@ class LeagueGame(Schema):
     seats = fields.List(fields.String(), metadata={"description": "player ids in seat order"})
     placings = fields.List(fields.Integer(), allow_none=True,
                            metadata={"description": "each seat's place once recorded, else null"})
+    withdrew = fields.List(fields.String(), metadata={
+        "description": "players of this game who have withdrawn from the league (the referee resigned "
+                       "their seats: they lost it)"})
 
 
 class LeagueRound(Schema):

@@ -13,6 +13,7 @@ from referee.events import utcnow
 from referee.leagues import League, audit_league, running
 from referee.leagues.advancing import mark_before
 from referee.leagues.keeping import leagues_of
+from referee.mail import outbox
 from referee.players import accounts
 from tests.leaguetools import new_league
 from tests.playertools import auth
@@ -228,3 +229,19 @@ def test_a_league_created_before_keeps_its_players_in_and_audits(client):
     r = client.post("/v1/leagues/oldxleague/decline", headers=auth(humans[1]["token"]))
     assert r.status_code == 409
     assert audit_league(running.export(service, "oldxleague"))["valid"]
+
+
+def test_the_opponent_hears_who_withdrew_and_that_they_won_and_the_page_says_so(client):
+    ann = person(client, "Ann", webhook="https://hooks.example/ann")
+    bob = person(client, "Bob")
+    league = new_league(client, [ann, bob], name="Spring")
+    game = league["rounds"][0]["games"][0]
+    r = client.post(f"/v1/leagues/{league['id']}/players/{bob['id']}/withdraw", headers=auth(bob["token"]))
+    assert r.status_code == 200, r.json
+    service = client.application.extensions["referee"]
+    seat = game["seats"].index(ann["id"])
+    notes = [n["body"].get("note") for n in outbox.outbox_of(service).of_game(game["game"]) if n["seat"] == seat]
+    assert ("Bob withdrew from the league Spring: the referee resigned their seat, and Ann won the game."
+            in notes), notes
+    page = client.get(f"/leagues/{league['id']}").get_data(as_text=True)
+    assert "Bob withdrew; won: Ann" in page and "no winner" not in page
