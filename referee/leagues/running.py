@@ -91,7 +91,9 @@ def create(service, args: dict, organiser: dict) -> dict:
     meta = {"id": league_id, "name": first.payload["name"], "game": first.payload["game"],
             "format": first.payload["format"], "created_at": first.at,
             "admin_hash": token_hash(admin), "seed": seed, "organiser": organiser["id"],
-            "players": [e["player"] for e in entries], "status": "waiting"}
+            # indexed as the players' leagues: those in, and the organiser's (their /me starts it)
+            "players": list(dict.fromkeys([e["player"] for e in entries] + [organiser["id"]])),
+            "status": "waiting"}
     leagues_of(service).create(meta, first)
     inviting.queue(service, league_id, to_mail)
     return receipted(service, {**view(service, league_id), "admin_token": admin})
@@ -153,6 +155,14 @@ def join(service, league_id: str, token: str | None, body: dict | None) -> dict:
     return receipted(service, view(service, league_id))
 
 
+def _organiser(service, meta: dict, token: str) -> bool:
+    """Whether ``token`` is the player token of the league's organiser (who holds its
+    admin token anyway: their own page, /me, starts it with the player's)."""
+    pid = meta.get("organiser")
+    mine = players_of(service).get(pid) if pid and player_of_token(token) == pid else None
+    return mine is not None and secrets.compare_digest(token_hash(token), mine["token_hash"])
+
+
 def decline(service, league_id: str, token: str | None) -> dict:
     """The invited player whose token this is refuses: never seated in this league."""
     player = accounts.authenticate(service, token)
@@ -163,14 +173,14 @@ def decline(service, league_id: str, token: str | None) -> dict:
 
 
 def start(service, league_id: str, token: str | None) -> dict:
-    """The organiser (the league's admin token) starts the league with those who have
-    joined: round 1 is paired and its games created. Invitations not answered by
+    """The organiser (the league's admin token, or the organiser's player token)
+    starts the league with those who have joined: round 1 is paired and its games created. Invitations not answered by
     then lapse."""
     if not token:
         raise Unauthenticated("send Authorization: Bearer <the league's admin token>")
     meta = _meta(service, league_id)
-    if not secrets.compare_digest(token_hash(token), meta["admin_hash"]):
-        raise Forbidden("only the league's admin token starts the league")
+    if not secrets.compare_digest(token_hash(token), meta["admin_hash"]) and not _organiser(service, meta, token):
+        raise Forbidden("only the league's admin token (or its organiser's player token) starts the league")
 
     def propose(league: League) -> list:
         events = league.propose_start(at=utcnow())

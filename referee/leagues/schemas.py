@@ -125,6 +125,8 @@ class LeagueCreated(League):
 
 
 class LeagueRow(Schema):
+    organiser = fields.String(allow_none=True, metadata={
+        "description": "the organising player's id (null: a league of version 1)"})
     id = fields.String()
     name = fields.String()
     game = fields.String()

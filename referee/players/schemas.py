@@ -90,8 +90,8 @@ class PlayerProfile(Schema):
     current_games_next = fields.String(allow_none=True, metadata={
         "description": "pass as `after` for the next page of current games; null on the last page"})
     leagues = fields.List(fields.Dict(), metadata={
-        "description": "the player's leagues, the newest first (at most 20): "
-                       "{id, name, game, format, created_at, status, version}"})
+        "description": "the leagues the player joined or organises, the newest first (at most 20): "
+                       "{id, name, game, format, created_at, status, version, organiser}"})
 
 
 class PlayerContacts(Schema):

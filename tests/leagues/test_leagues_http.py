@@ -371,4 +371,4 @@ def test_a_players_profile_lists_their_leagues(client):
     assert listed[ps[3]["id"]] == []
     shown = client.get(f"/v1/players/{ps[2]['id']}").json["leagues"][0]
     assert shown["name"] == "Winter" and set(shown) == {"id", "name", "game", "format", "created_at",
-                                                          "status", "version"}  # nothing private
+                                                          "status", "version", "organiser"}  # nothing private

@@ -80,4 +80,4 @@ class LeagueStore:
         pass
 
 
-PUBLIC = ("id", "name", "game", "format", "created_at", "status", "version")
+PUBLIC = ("id", "name", "game", "format", "created_at", "status", "version", "organiser")

@@ -113,7 +113,7 @@ class RedisLeagues(LeagueStore):
         for member in self.r.zrevrangebylex(_player_key(player_id), "+", "-", start=0, num=limit):
             meta = self.meta(member.decode().rpartition("|")[2])
             if meta is not None:  # (a league whose creation failed after its index: none)
-                out.append({k: meta[k] for k in PUBLIC})
+                out.append({k: meta.get(k) for k in PUBLIC})
         return out
 
     def page(self, limit=100):
@@ -121,5 +121,5 @@ class RedisLeagues(LeagueStore):
         for member in self.r.zrevrangebylex(LIST, "+", "-", start=0, num=limit):
             meta = self.meta(member.decode().rpartition("|")[2])
             if meta is not None:
-                out.append({k: meta[k] for k in PUBLIC})
+                out.append({k: meta.get(k) for k in PUBLIC})
         return out

@@ -100,7 +100,7 @@ class SqliteLeagues(SideTables, LeagueStore):
         rows = self._read("SELECT l.meta, l.status, l.version FROM league_players p JOIN leagues l "
                           "ON l.id = p.league_id WHERE p.player = ? "
                           "ORDER BY p.created_at DESC, p.league_id DESC LIMIT ?", (player_id, limit))
-        return [{k: m[k] for k in PUBLIC} for m in
+        return [{k: m.get(k) for k in PUBLIC} for m in
                 ({**json.loads(meta), "status": status, "version": version} for meta, status, version in rows)]
 
     def page(self, limit=100):
@@ -109,5 +109,5 @@ class SqliteLeagues(SideTables, LeagueStore):
         out = []
         for meta, status, version in rows:
             m = {**json.loads(meta), "status": status, "version": version}
-            out.append({k: m[k] for k in PUBLIC})
+            out.append({k: m.get(k) for k in PUBLIC})
         return out
