@@ -28,7 +28,7 @@ from __future__ import annotations
 import json
 
 from referee import audit as game_audit
-from referee import log_lines
+from referee import entropy, log_lines
 from referee import rng as rngmod
 from referee.events import REFEREE, Draft, Event, parsed_canonical_text
 from referee.games.base import RefereeError
@@ -126,6 +126,18 @@ def _seed(events: list[Event]) -> str | None:
 _LOST = (',"type":"resigned"}', ',"type":"forfeited"}')
 
 
+def _contributions(state: st.LeagueState, logged, where: str) -> dict:
+    """The start's contributions as logged, once they have the shape the referee
+    writes: each player in, in order, with null or an entropy of 1 to 256
+    characters (the start's draft then says whether the rest is as it should be)."""
+    if not isinstance(logged, list) or not all(isinstance(c, dict) for c in logged) \
+            or [c.get("player") for c in logged] != state.active() \
+            or not entropy.recorded([c.get("entropy") for c in logged], len(logged)):
+        raise Divergence(where, "diverges", "the start must record each player in, in joining order, "
+                         "with their entropy or null")
+    return {c["player"]: c["entropy"] for c in logged}
+
+
 def _text(payload) -> str:
     return json.dumps(payload, sort_keys=True, ensure_ascii=False)[:300]
 
@@ -189,7 +201,7 @@ class _Checker:
         if ev.type == st.DECLINED:
             return lg.decline_draft(state, p.get("player"))
         if ev.type == st.STARTED:
-            return lg.start_draft(state)
+            return lg.start_draft(state, _contributions(state, p.get("contributions"), where))
         if ev.type == st.WITHDREW:
             return lg.withdraw_draft(state, p.get("player"), p.get("by"))
         if ev.type == st.PAIRED:

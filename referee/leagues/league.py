@@ -108,8 +108,10 @@ def decline_draft(state: LeagueState, player) -> Draft:
     return Draft(st.DECLINED, {"player": player})
 
 
-def start_draft(state: LeagueState) -> Draft:
-    """The organiser's start (version 2): with those who joined, enough to pair."""
+def start_draft(state: LeagueState, entropies: dict | None = None) -> Draft:
+    """The organiser's start (version 2): with those who joined, enough to pair,
+    recording each one's contribution to the lots' seed (``entropies``: player ->
+    the entropy their join carried; none: null)."""
     if state.version < 2:
         raise LeagueConflict("this league started when it was created")
     if state.begun or state.rounds or state.finished:
@@ -118,7 +120,9 @@ def start_draft(state: LeagueState) -> Draft:
     if len(state.active()) < least:
         raise LeagueConflict(f"a {state.format} league starts with at least {least} players who "
                              f"have joined; {len(state.active())} have")
-    return Draft(st.STARTED, {"by": "admin"})
+    entropies = entropies or {}
+    return Draft(st.STARTED, {"by": "admin", "contributions": [
+        {"player": p, "entropy": entropies.get(p)} for p in state.active()]})
 
 
 def withdraw_draft(state: LeagueState, player: str, by: str) -> Draft:
@@ -256,8 +260,8 @@ class League:
     def propose_decline(self, player: str, at: str | None = None) -> list[Event]:
         return self._seal([decline_draft(self.state, player)], at)
 
-    def propose_start(self, at: str | None = None) -> list[Event]:
-        return self._seal([start_draft(self.state)], at)
+    def propose_start(self, entropies: dict | None = None, at: str | None = None) -> list[Event]:
+        return self._seal([start_draft(self.state, entropies)], at)
 
     def propose_withdraw(self, player: str, by: str, at: str | None = None) -> list[Event]:
         return self._seal([withdraw_draft(self.state, player, by)], at)

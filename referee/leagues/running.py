@@ -18,7 +18,9 @@ from __future__ import annotations
 import pickle
 import secrets
 
+from referee import entropy
 from referee.caller import new_token, token_hash
+from referee.entries import ENTROPY
 from referee.errors import (
     Forbidden,
     MalformedMove,
@@ -141,13 +143,18 @@ def _append(service, league_id: str, propose, mark: bool = False) -> League:
 
 def join(service, league_id: str, token: str | None, body: dict | None) -> dict:
     """The player whose token this is joins the league: invited, or any player where
-    its entry is open (403 ``not-invited`` otherwise), before its start."""
+    its entry is open (403 ``not-invited`` otherwise), before its start. ``{entropy?}``:
+    their contribution to the lots' seed, unseen until the start records it."""
     player = accounts.authenticate(service, token)
     body = body or {}
-    if not isinstance(body, dict) or body:
-        raise MalformedMove("the body is {}", field=sorted(body)[0] if isinstance(body, dict) and body
-                            else "body")
+    if not isinstance(body, dict) or set(body) - {ENTROPY}:
+        raise MalformedMove("the body is {entropy?}", field=sorted(set(body) - {ENTROPY})[0]
+                            if isinstance(body, dict) else "body")
+    contribution = None if body.get(ENTROPY) is None else entropy.check(body[ENTROPY], ENTROPY)
     _meta(service, league_id)
+    # kept unseen before the join is written (a join refused leaves it unused: only
+    # those in at the start are asked for theirs), so the start never misses it
+    leagues_of(service).keep_entropy(league_id, player["id"], contribution)
     _append(service, league_id, lambda league: league.propose_join(
         {"player": player["id"], "name": player["name"]}, at=utcnow()))
     invitations.withdraw(service, player["id"], what(league_id))  # answered
@@ -183,7 +190,7 @@ def start(service, league_id: str, token: str | None) -> dict:
         raise Forbidden("only the league's admin token (or its organiser's player token) starts the league")
 
     def propose(league: League) -> list:
-        events = league.propose_start(at=utcnow())
+        events = league.propose_start(leagues_of(service).entropies(league_id), at=utcnow())
         ahead = pickle.loads(pickle.dumps(league))  # round 1 as it would be paired, checked first
         ahead.apply(events)
         bots = {p: (players_of(service).get(p) or {}).get("bot") for p in ahead.state.active()}

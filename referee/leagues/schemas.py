@@ -42,7 +42,10 @@ class LeagueCreate(Strict):
 
 
 class LeagueJoin(Strict):
-    """A league's join takes no fields."""
+    entropy = fields.String(validate=validate.Length(min=1, max=256), metadata={
+        "description": "your contribution to the league's lots (docs/leagues.md, \"The lots\"): 1 to 256 "
+                       "characters, letters, marks, numbers, punctuation, symbols and the space; unseen by "
+                       "anyone until the league's start records it"})
 
 
 class Standing(Schema):

@@ -10,7 +10,7 @@ league's seed is committed to in the first event and revealed by the last.
 | ``league-created`` | ``{id, name, game, options, format, players: [{player, name}], rounds, table_size, cycles, clock, points, seat_counts, seed_commitment}``; from ``league_version`` 2 also ``{league_version, invited: [{player, name}], entry, organiser}``, ``players`` then being only those in from the start |
 | ``player-joined`` | ``{player, name}`` (before the first round only; from version 2 before the start, an invited player or anyone where ``entry`` is ``"open"``) |
 | ``player-declined`` | ``{player}`` (version 2: an invited player who has not joined, before the start) |
-| ``league-started`` | ``{by: "admin"}`` (version 2: the organiser starts it; round 1 is paired next) |
+| ``league-started`` | ``{by: "admin", contributions: [{player, entropy}]}`` (version 2: the organiser starts it; each player in, in joining order, with the entropy their join carried or null; round 1 is paired next, its lots drawn from the seed derived from the league's secret part and these, referee/entropy.py) |
 | ``player-withdrew`` | ``{player, by}``; ``by`` is ``"admin"`` or ``"player"`` |
 | ``round-paired`` | ``{round, tables: [{game, seats: [player, ...]}], byes: [player, ...]}``, and in round 1 ``lots``: every player in the order drawn from the seed |
 | ``result-recorded`` | ``{round, game, placings, last_hash}``, and ``forfeited: [player, ...]`` when a seat's player had withdrawn |
@@ -89,6 +89,8 @@ class LeagueState:
     entry: str = "invited"
     organiser: str | None = None
     begun: bool = False
+    # [{player, entropy}] as league-started records them: the lots' seed derives from them
+    contributions: list | None = None
 
     @property
     def format(self) -> str:
@@ -137,6 +139,7 @@ def evolve(state: LeagueState, event: Event) -> LeagueState:
         state.declined.append(p["player"])
     elif kind == STARTED:
         state.begun = True
+        state.contributions = copy.deepcopy(p.get("contributions"))
     elif kind == WITHDREW:
         state.withdrawn.append(p["player"])
     elif kind == PAIRED:

@@ -245,3 +245,24 @@ def test_the_opponent_hears_who_withdrew_and_that_they_won_and_the_page_says_so(
             in notes), notes
     page = client.get(f"/leagues/{league['id']}").get_data(as_text=True)
     assert "Bob withdrew; won: Ann" in page and "no winner" not in page
+
+
+def test_a_joins_entropy_is_unseen_until_the_start_records_it(client):
+    org, ann, bob = (person(client, n) for n in ("Org", "Ann", "Bob"))
+    made = client.post("/v1/leagues", json=body([ann["id"], bob["id"]]), headers=auth(org["token"])).json
+    assert len(made["seed_commitment"]) == 64  # committed before anyone contributes
+    r = client.post(f"/v1/leagues/{made['id']}/join", json={"entropy": "a\u0007b"}, headers=auth(ann["token"]))
+    assert r.status_code == 400 and r.json["field"] == "entropy"
+    assert league_of(client, made["id"])["players"] == []  # refused: nothing written
+    secret = "my own dice: 4 6 1"
+    assert client.post(f"/v1/leagues/{made['id']}/join", json={"entropy": secret},
+                       headers=auth(ann["token"])).status_code == 200
+    assert client.post(f"/v1/leagues/{made['id']}/join", json={}, headers=auth(bob["token"])).status_code == 200
+    for text in (client.get(f"/v1/leagues/{made['id']}").text, client.get(f"/v1/leagues/{made['id']}/export").text,
+                 client.get(f"/leagues/{made['id']}").text):
+        assert secret not in text
+    client.post(f"/v1/leagues/{made['id']}/start", headers=auth(made["admin_token"]))
+    events = [json.loads(line)["event"] for line in client.get(f"/v1/leagues/{made['id']}/export").text.splitlines()]
+    started = next(e for e in events if e["type"] == "league-started")
+    assert started["payload"]["contributions"] == [{"player": ann["id"], "entropy": secret},
+                                                   {"player": bob["id"], "entropy": None}]

@@ -43,6 +43,15 @@ class LeagueStore:
         """Add the league to the player's (``of_player``): a player who joined it."""
         raise NotImplementedError
 
+    def keep_entropy(self, league_id: str, player_id: str, entropy: str | None) -> None:
+        """Keep (None: forget) the entropy a player's join carries, unseen by anyone
+        until the league's start records it (from league version 2)."""
+        raise NotImplementedError
+
+    def entropies(self, league_id: str) -> dict[str, str]:
+        """``{player: entropy}`` kept for the league's start."""
+        raise NotImplementedError
+
     # ---- what a league owes (the index the heal walks: referee/leagues/healing.py) ----
 
     def owe(self, league_id: str, mark: int) -> None:

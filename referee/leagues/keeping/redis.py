@@ -72,6 +72,15 @@ class RedisLeagues(LeagueStore):
         meta = self.meta(league_id)
         self.r.zadd(_player_key(player_id), {f"{meta['created_at']}|{league_id}": 0})
 
+    def keep_entropy(self, league_id, player_id, entropy):
+        if entropy is None:
+            self.r.hdel(_k(league_id, "entropy"), player_id)
+        else:
+            self.r.hset(_k(league_id, "entropy"), player_id, entropy)
+
+    def entropies(self, league_id):
+        return {p.decode(): e.decode() for p, e in self.r.hgetall(_k(league_id, "entropy")).items()}
+
     def meta(self, league_id):
         got = self.r.hmget(_k(league_id, "meta"), "meta", "status", "version")
         if got[0] is None:

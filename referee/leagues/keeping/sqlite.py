@@ -20,6 +20,9 @@ CREATE TABLE IF NOT EXISTS league_players (
 CREATE TABLE IF NOT EXISTS league_events (
     league_id TEXT NOT NULL, seq INTEGER NOT NULL, body TEXT NOT NULL,
     PRIMARY KEY (league_id, seq)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS league_entropy (
+    league_id TEXT NOT NULL, player TEXT NOT NULL, entropy TEXT NOT NULL,
+    PRIMARY KEY (league_id, player)) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS league_owing (
     league_id TEXT PRIMARY KEY, mark INTEGER NOT NULL) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS league_games_made (
@@ -48,6 +51,17 @@ class SqliteLeagues(SideTables, LeagueStore):
         with self._tx() as conn:
             conn.execute("INSERT OR IGNORE INTO league_players VALUES (?, ?, ?)",
                          (player_id, meta["created_at"], league_id))
+
+    def keep_entropy(self, league_id, player_id, entropy):
+        with self._tx() as conn:
+            if entropy is None:
+                conn.execute("DELETE FROM league_entropy WHERE league_id = ? AND player = ?", (league_id, player_id))
+            else:
+                conn.execute("INSERT OR REPLACE INTO league_entropy VALUES (?, ?, ?)",
+                             (league_id, player_id, entropy))
+
+    def entropies(self, league_id):
+        return dict(self._read("SELECT player, entropy FROM league_entropy WHERE league_id = ?", (league_id,)))
 
     def meta(self, league_id):
         rows = self._read("SELECT meta, status, version FROM leagues WHERE id = ?", (league_id,))
