@@ -3,8 +3,9 @@ confirmed address, within what referee/players/invitations.py allows (at most on
 invitation mail a day from the same organiser, and no more than the player's
 pending invitations).
 
-The message holds nothing the organiser typed but the league's and the players'
-registered names; it says how to accept (``POST /v1/leagues/{id}/join``) or
+The message holds nothing the organiser typed (not even the league's name: a name
+is anyone's text, and an invitation must not carry it to a stranger's mailbox) but
+the players' registered names and the game's title; it says how to accept (``POST /v1/leagues/{id}/join``) or
 decline, and links the league's page, which shows the same to a player whose
 token it has. Queued in the player store's mail queue under
 ``league-invite.LEAGUE.PLAYER`` (neither id holds a dot), tried at once on a
@@ -55,8 +56,7 @@ def message(service, league_id: str, player: dict, to: str) -> EmailMessage:
     from referee.mail.sending import settings
 
     s, players = settings(), players_of(service)
-    meta, league = load(service, league_id)
-    state = league.state
+    state = load(service, league_id)[1].state
     title = get_engine(state.terms["game"]).title
     by = (players.get(state.organiser) or {}).get("name") or "a player"
     others = [n for p, n in {**state.players, **state.invited}.items() if p != player["id"]]
@@ -67,8 +67,8 @@ def message(service, league_id: str, player: dict, to: str) -> EmailMessage:
     msg["Message-ID"] = f"<{PREFIX}{league_id}.{player['id']}@{s['domain']}>"
     msg["Date"] = formatdate(localtime=False)
     msg["Auto-Submitted"] = "auto-generated"  # RFC 3834: no auto-replies
-    lines = [f"{by} invites you to the league \"{meta['name']}\", a {state.format} league of {title}",
-             f"refereed by castle-referee (league {league_id}).",
+    lines = [f"{by} invites you to a {state.format} league of {title} refereed by castle-referee",
+             f"(league {league_id}).",
              f"Also invited or in: {', '.join(others) if others else 'nobody else yet'}.", "",
              "You are paired only if you accept, and the league starts when its organiser says so.", "",
              f"To accept, with your player token: POST /v1/leagues/{league_id}/join;",
