@@ -161,6 +161,17 @@ def test_creating_leagues_is_rate_limited_per_token(client, monkeypatch):
     assert r.status_code == 429 and int(r.headers["Retry-After"]) >= 1
 
 
+def test_a_leagues_invitations_are_rate_limited_and_over_the_limit_nothing_is_created(client, monkeypatch):
+    monkeypatch.setenv("REFEREE_INVITE_RATE", "3/hour")
+    org = person(client, "Org")
+    ids = [person(client, f"P{i}")["id"] for i in range(4)]
+    r = client.post("/v1/leagues", json=body(ids), headers=auth(org["token"]))
+    assert r.status_code == 429 and int(r.headers["Retry-After"]) >= 1
+    assert client.get("/v1/leagues").json["leagues"] == []
+    r = client.post("/v1/leagues", json=body(ids[:3] + [org["id"]]), headers=auth(org["token"]))
+    assert r.status_code == 201, r.json  # the organiser's own place is no invitation
+
+
 # ---- withdrawals ----------------------------------------------------------------------------
 
 def test_parallel_withdrawals_answer_2xx_or_a_refusal_that_wrote_nothing(client):
