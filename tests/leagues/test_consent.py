@@ -240,6 +240,9 @@ def test_a_league_created_before_keeps_its_players_in_and_audits(client):
     r = client.post("/v1/leagues/oldxleague/decline", headers=auth(humans[1]["token"]))
     assert r.status_code == 409
     assert audit_league(running.export(service, "oldxleague"))["valid"]
+    report = client.post("/v1/audit", data=client.get("/v1/leagues/oldxleague/export").data,
+                         content_type="application/jsonl").json
+    assert report["valid"] and report["games"] >= 1, report
 
 
 def test_the_opponent_hears_who_withdrew_and_that_they_won_and_the_page_says_so(client):
