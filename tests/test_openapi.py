@@ -142,6 +142,10 @@ def test_the_security_of_each_operation_is_as_answered(client, spec):
             assert r.status_code not in (401, 403), (op["operationId"], r.status_code)
 
 
+def auth_of(player: dict) -> dict:
+    return {"Authorization": f"Bearer {player['token']}"}
+
+
 def documented(spec, method: str, path: str) -> set[int]:
     return {int(s) for s in spec["paths"][path][method]["responses"]}
 
@@ -264,6 +268,22 @@ def test_the_refusals_a_client_can_cause_are_documented(client, spec):
     hit("post", wd, 404, client.post(f"/v1/leagues/{league['id']}/players/nobody/withdraw", headers=admin))
     assert client.post(f"/v1/leagues/{league['id']}/players/{pids[0]}/withdraw", headers=admin).status_code == 200
     hit("post", wd, 409, client.post(f"/v1/leagues/{league['id']}/players/{pids[0]}/withdraw", headers=admin))
+    st, jn, dc = "/v1/leagues/{league_id}/start", "/v1/leagues/{league_id}/join", "/v1/leagues/{league_id}/decline"
+    hit("post", st, 409, client.post(f"/v1/leagues/{league['id']}/start", headers=admin))  # started already
+    hit("post", st, 403, client.post(f"/v1/leagues/{league['id']}/start", headers=bad))
+    hit("post", st, 401, client.post(f"/v1/leagues/{league['id']}/start"))
+    hit("post", jn, 409, client.post(f"/v1/leagues/{league['id']}/join", json={}, headers=auth_of(made[0])))
+    hit("post", jn, 400, client.post(f"/v1/leagues/{league['id']}/join", json={"seat": 0}, headers=auth_of(made[0])))
+    hit("post", jn, 404, client.post("/v1/leagues/nope/join", json={}, headers=auth_of(made[0])))
+    hit("post", dc, 409, client.post(f"/v1/leagues/{league['id']}/decline", headers=auth_of(made[0])))
+    hit("post", dc, 401, client.post(f"/v1/leagues/{league['id']}/decline"))
+    cd = client.post("/v1/players", json={"name": "Castle"}).json
+    bots = [client.post("/v1/players", json={"name": f"Bot{i}", "bot": "random"}).json["id"] for i in range(2)]
+    waiting = client.post("/v1/leagues", json={"name": "W", "game": "castle-danger", "format": "round-robin",
+                                               "players": bots}, headers=auth_of(cd)).json
+    hit("post", dc, 403, client.post(f"/v1/leagues/{waiting['id']}/decline", headers=auth_of(made[0])))
+    hit("post", jn, 403, client.post(f"/v1/leagues/{waiting['id']}/join", json={}, headers=auth_of(made[0])))
+    hit("post", st, 400, client.post(f"/v1/leagues/{waiting['id']}/start", headers=auth_of(cd)))  # turn_limit
     for (method, path), statuses in seen.items():
         assert statuses <= documented(spec, method, path), (method, path, statuses - documented(spec, method, path))
 

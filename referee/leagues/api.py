@@ -65,13 +65,14 @@ def decline(league_id):
 
 @blp.route("/leagues/<league_id>/start", methods=["POST"])
 @blp.response(200, s.League)
-@refusals(blp, 401, 403, 404, 409)
+@refusals(blp, 400, 401, 403, 404, 409)
 @timed("leagues-start")
 @blp.doc(operationId="startLeague", security=TOKEN)
 def start(league_id):
     """Start a league (its admin token) with the players who have joined: round 1 is
     paired and its games created; invitations not answered lapse (409
-    `league-conflict` when too few have joined or it has started)."""
+    `league-conflict` when too few have joined or it has started; 400 naming the option
+    a game of it would refuse). The organiser's player token may start it too."""
     return running.start(service(), league_id, bearer())
 
 
