@@ -35,6 +35,7 @@ import functools
 
 from referee import bots, entries, standalone, timeouts
 from referee.config import Config
+from referee.leagues import inviting
 from referee.leagues import running as leagues
 from referee.mail import contacts, links, outbox, sending
 from referee.players import accounts, confirmation, following, invitation_mail
@@ -58,10 +59,14 @@ def wire() -> None:
     standalone.wire()  # the table's bot players: all an audit needs (referee/standalone.py)
     if leagues.player_leagues not in accounts.LEAGUES_OF:  # a profile's leagues
         accounts.LEAGUES_OF.append(leagues.player_leagues)
+    if leagues.invitations_of not in accounts.LEAGUE_INVITATIONS_OF:  # /me's league invitations
+        accounts.LEAGUE_INVITATIONS_OF.append(leagues.invitations_of)
     if confirmation.deliver_due not in sending.EVERY_ROUND:  # players' confirmations not yet sent
         sending.EVERY_ROUND.append(confirmation.deliver_due)
     if invitation_mail.deliver_due not in sending.EVERY_ROUND:  # open games' invitations not yet sent
         sending.EVERY_ROUND.append(invitation_mail.deliver_due)
+    if inviting.deliver_due not in sending.EVERY_ROUND:  # leagues' invitations not yet sent
+        sending.EVERY_ROUND.append(inviting.deliver_due)
 
 
 def assemble(store: Store, queue=None, players: bool = True, **options) -> GameService:

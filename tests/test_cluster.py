@@ -228,12 +228,13 @@ def test_leagues_are_kept_by_their_tag_and_played_out_on_a_cluster(cluster):
     its node; each plays out (jobs inline), is listed and audits."""
     from referee.leagues import audit_league, running
     from referee.players import accounts
+    from tests.leaguetools import started
 
     svc = assemble(open_store(cluster.url))
     made = []
     for k in range(4):
         ids = [accounts.register(svc, {"name": f"B{k}{i}", "bot": "random"})["id"] for i in range(2)]
-        made.append(running.create(svc, {"name": f"L{k}", "game": "king-of-danger", "options": {"target": 1},
+        made.append(started(svc, {"name": f"L{k}", "game": "king-of-danger", "options": {"target": 1},
                                          "format": "round-robin", "players": ids})["id"])
     for lid in made:
         assert cluster.node_of(f"{{l:{lid}}}:log") == cluster.node_of(f"{{l:{lid}}}:meta")

@@ -188,3 +188,38 @@ def test_more_of_the_players_games_come_a_page_at_a_time(site, browser):
     assert [next(g for g in made if g in t) for t in texts(browser, "current")] == made
     assert not browser.find_element("id", "more-games").is_displayed()
     assert alert(browser) == "" and no_sideways_scroll(browser)
+
+
+def test_a_league_invitation_is_accepted_and_the_organiser_starts_it_from_the_page(site, browser):
+    """A league inviting the player is listed with Accept and Decline; Accept (Enter)
+    joins it. The organiser's own page shows the waiting league with a Start button,
+    which starts it with those who joined."""
+    url, client, app = site
+    org, bob = register(client, "Org"), register(client, "Bob")
+    made = client.post("/v1/leagues", json={"name": "Spring", "game": "king-of-danger", "options": {"target": 1},
+                                            "format": "round-robin", "players": [org["id"], bob["id"]]},
+                       headers={"Authorization": f"Bearer {org['token']}"})
+    assert made.status_code == 201, made.json
+    lid = made.json["id"]
+    browser.get(f"{url}/me#token={bob['token']}")
+    kit.wait(browser, lambda d: any("Spring" in t for t in texts(d, "league-invitations")))
+    assert [b.text for b in browser.find_elements("css selector", "#league-invitations button")] == \
+        ["Accept", "Decline"]
+    assert no_sideways_scroll(browser)
+    shots = os.environ.get("REFEREE_SCREENSHOTS")
+    if shots:
+        browser.save_screenshot(os.path.join(shots, "me-league-invitation-375.png"))
+    browser.find_element("css selector", "#league-invitations button").send_keys("\n")
+    kit.wait(browser, lambda d: texts(d, "league-invitations") == ["No league is inviting you."])
+    assert alert(browser) == ""
+    assert [p["player"] for p in client.get(f"/v1/leagues/{lid}").json["players"]] == [org["id"], bob["id"]]
+    browser.get("about:blank")
+    browser.get(f"{url}/me#token={org['token']}")
+    kit.wait(browser, lambda d: browser.find_elements("css selector", "#leagues button.start"))
+    browser.execute_script("window.confirm = function () { return true; };")
+    browser.find_element("css selector", "#leagues button.start").send_keys("\n")
+    kit.wait(browser, lambda d: client.get(f"/v1/leagues/{lid}").json["rounds"])
+    got = client.get(f"/v1/leagues/{lid}").json
+    assert {p for g in got["rounds"][0]["games"] for p in g["seats"]} == {org["id"], bob["id"]}
+    seen = app.extensions["addresses"].seen
+    assert not any(org["token"] in a or bob["token"] in a for a in seen)  # tokens never in an address

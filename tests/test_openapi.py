@@ -12,6 +12,7 @@ import pytest
 from referee.autoplay import random_game
 from referee.games import engine as engine_by_name
 from tests.helpers import Game
+from tests.leaguetools import new_league
 
 GAMES = ["castle-danger", "king-of-danger", "king-of-the-castle", "kings-keys"]
 MOVES_OP = ("/v1/games/{game_id}/moves", "post")
@@ -110,7 +111,9 @@ BODIES = {"createGame": {"game": "king-of-danger", "players": ["a", "b"]}, "subm
           "abortGame": {}, "setClock": {"paused": True}, "replaceSeat": {"name": "Cy"},
           "changeContact": {"email": None}, "changeSpectators": {"webhook": None},
           "receiveEmail": b"Subject: no game\r\n\r\nhello", "fillSeat": {"bot": "random"},
-          "joinGame": {}, "changeOrganiser": {"email": None}, "changeMe": {"email": None}}
+          "joinGame": {}, "joinLeague": {},
+          "createLeague": {"name": "L", "game": "king-of-danger", "format": "round-robin", "players": []},
+          "changeOrganiser": {"email": None}, "changeMe": {"email": None}}
 
 
 def test_the_security_of_each_operation_is_as_answered(client, spec):
@@ -137,6 +140,10 @@ def test_the_security_of_each_operation_is_as_answered(client, spec):
             assert r.status_code in (200, 201), (op["operationId"], r.status_code, r.get_data()[:200])
         else:
             assert r.status_code not in (401, 403), (op["operationId"], r.status_code)
+
+
+def auth_of(player: dict) -> dict:
+    return {"Authorization": f"Bearer {player['token']}"}
 
 
 def documented(spec, method: str, path: str) -> set[int]:
@@ -239,16 +246,20 @@ def test_the_refusals_a_client_can_cause_are_documented(client, spec):
     hit("post", base + "/abort", 409, client.post(f"/v1/games/{g.id}/abort", json={}, headers=g.auth("admin")))
     hit("post", base + "/moves", 409, g.post(seat, {"text": "W1"}))
     lg, wd = "/v1/leagues/{league_id}", "/v1/leagues/{league_id}/players/{player_id}/withdraw"
-    hit("post", "/v1/leagues", 400, client.post("/v1/leagues", json={"name": "L", "game": "chess",
+    org = client.post("/v1/players", json={"name": "Org"}).json
+    hit("post", "/v1/leagues", 401, client.post("/v1/leagues", json={"name": "L", "game": "chess",
                                                                      "format": "swiss", "players": []}))
+    hit("post", "/v1/leagues", 400, client.post("/v1/leagues", json={"name": "L", "game": "chess",
+                                                                     "format": "swiss", "players": []},
+                                                headers={"Authorization": f"Bearer {org['token']}"}))
     hit("post", "/v1/leagues", 415, client.post("/v1/leagues", data="x", content_type="text/plain"))
     hit("get", "/v1/leagues", 400, client.get("/v1/leagues", query_string={"limit": 0}))
     hit("get", lg, 404, client.get("/v1/leagues/nope"))
     hit("get", lg + "/export", 404, client.get("/v1/leagues/nope/export"))
     hit("post", wd, 404, client.post("/v1/leagues/nope/players/x/withdraw", headers=bad))
-    pids = [client.post("/v1/players", json={"name": n}).json["id"] for n in ("Ann", "Bob")]
-    league = client.post("/v1/leagues", json={"name": "L", "game": "king-of-danger", "format": "round-robin",
-                                              "players": pids}).json
+    made = [client.post("/v1/players", json={"name": n}).json for n in ("Ann", "Bob")]
+    pids = [p["id"] for p in made]
+    league = new_league(client, made, game="king-of-danger", options={})
     hit("post", wd, 401, client.post(f"/v1/leagues/{league['id']}/players/{pids[0]}/withdraw"))
     hit("post", wd, 403, client.post(f"/v1/leagues/{league['id']}/players/{pids[0]}/withdraw", headers=bad))
     admin = {"Authorization": f"Bearer {league['admin_token']}"}
@@ -257,6 +268,22 @@ def test_the_refusals_a_client_can_cause_are_documented(client, spec):
     hit("post", wd, 404, client.post(f"/v1/leagues/{league['id']}/players/nobody/withdraw", headers=admin))
     assert client.post(f"/v1/leagues/{league['id']}/players/{pids[0]}/withdraw", headers=admin).status_code == 200
     hit("post", wd, 409, client.post(f"/v1/leagues/{league['id']}/players/{pids[0]}/withdraw", headers=admin))
+    st, jn, dc = "/v1/leagues/{league_id}/start", "/v1/leagues/{league_id}/join", "/v1/leagues/{league_id}/decline"
+    hit("post", st, 409, client.post(f"/v1/leagues/{league['id']}/start", headers=admin))  # started already
+    hit("post", st, 403, client.post(f"/v1/leagues/{league['id']}/start", headers=bad))
+    hit("post", st, 401, client.post(f"/v1/leagues/{league['id']}/start"))
+    hit("post", jn, 409, client.post(f"/v1/leagues/{league['id']}/join", json={}, headers=auth_of(made[0])))
+    hit("post", jn, 400, client.post(f"/v1/leagues/{league['id']}/join", json={"seat": 0}, headers=auth_of(made[0])))
+    hit("post", jn, 404, client.post("/v1/leagues/nope/join", json={}, headers=auth_of(made[0])))
+    hit("post", dc, 409, client.post(f"/v1/leagues/{league['id']}/decline", headers=auth_of(made[0])))
+    hit("post", dc, 401, client.post(f"/v1/leagues/{league['id']}/decline"))
+    cd = client.post("/v1/players", json={"name": "Castle"}).json
+    bots = [client.post("/v1/players", json={"name": f"Bot{i}", "bot": "random"}).json["id"] for i in range(2)]
+    waiting = client.post("/v1/leagues", json={"name": "W", "game": "castle-danger", "format": "round-robin",
+                                               "players": bots}, headers=auth_of(cd)).json
+    hit("post", dc, 403, client.post(f"/v1/leagues/{waiting['id']}/decline", headers=auth_of(made[0])))
+    hit("post", jn, 403, client.post(f"/v1/leagues/{waiting['id']}/join", json={}, headers=auth_of(made[0])))
+    hit("post", st, 400, client.post(f"/v1/leagues/{waiting['id']}/start", headers=auth_of(cd)))  # turn_limit
     for (method, path), statuses in seen.items():
         assert statuses <= documented(spec, method, path), (method, path, statuses - documented(spec, method, path))
 

@@ -15,6 +15,7 @@ import pytest
 from referee.events import canonical
 from referee.trust import verify
 from tests.helpers import Game
+from tests.leaguetools import new_league
 from tests.playertools import auth, register
 
 KOD = "king-of-danger"
@@ -109,10 +110,10 @@ def test_an_open_games_last_seat_and_a_leagues_calls_carry_receipts(client):
     assert joined.status_code == 201
     holds(client, joined.json["receipt"], read(client, again["id"]), again["id"])
 
-    made = client.post("/v1/leagues", json={"name": "L", "game": KOD, "format": "round-robin",
-                                            "players": [ann["id"], bob["id"], cy["id"]]})
-    assert made.status_code == 201
-    lid = made.json["id"]
+    made = new_league(client, [ann, bob, cy], by=ann, start=False)  # created, joined: receipts each
+    started = client.post(f"/v1/leagues/{made['id']}/start", headers=auth(made["admin_token"]))
+    assert started.status_code == 200
+    lid = made["id"]
     withdrawn = client.post(f"/v1/leagues/{lid}/players/{cy['id']}/withdraw", headers=auth(cy["token"]))
     assert withdrawn.status_code == 200
     league = {}
@@ -120,8 +121,8 @@ def test_an_open_games_last_seat_and_a_leagues_calls_carry_receipts(client):
         found = json.loads(line)
         if found["log"] == "league":
             league[found["event"]["seq"]] = found["event"]
-    created, left = made.json["receipt"], withdrawn.json["receipt"]
-    assert created["seq"] == made.json["version"] and left["seq"] == withdrawn.json["version"] > created["seq"]
+    created, left = started.json["receipt"], withdrawn.json["receipt"]
+    assert created["seq"] == started.json["version"] and left["seq"] == withdrawn.json["version"] > created["seq"]
     assert league[left["seq"]]["type"] in ("player-withdrew", "result-recorded", "round-closed",
                                            "round-paired", "league-finished", "seed-revealed")
     for receipt in (created, left):
@@ -271,8 +272,7 @@ def test_the_audit_refuses_an_altered_receipt(client, field):
 
 def test_the_audit_checks_a_receipt_against_a_leagues_bundle(client):
     ann, bob = (register(client, name=n) for n in ("Ann", "Bob"))
-    made = client.post("/v1/leagues", json={"name": "L", "game": KOD, "format": "round-robin",
-                                            "players": [ann["id"], bob["id"]]}).json
+    made = new_league(client, [ann, bob], by=ann)
     game = next(gm["game"] for rnd in made["rounds"] for gm in rnd["games"])
     resigned = client.post(f"/v1/games/{game}/moves", json={"move": {"type": "resign"}},
                            headers=auth(ann["token"])).json

@@ -10,7 +10,8 @@ defaults no real player, organiser or test suite meets:
   an address over it waits for every call but liveness, metrics and the docs;
 * audits per client address (``REFEREE_AUDIT_RATE``, default 60/minute): an audit
   of a large log is work, and one client looping audits must not slow play;
-* games created (``REFEREE_CREATE_RATE``, default 120/minute and 2000/day) and the
+* games and leagues created (``REFEREE_CREATE_RATE``, default 120/minute and 2000/day, each
+  counted apart) and the
   invitations they send (``REFEREE_INVITE_RATE``, default 30/hour and 100/day), each
   per client address and, where the request carries one, per bearer token: nobody
   floods the lobby, nor anybody's mailbox (referee/players/invitations.py bounds
@@ -280,7 +281,8 @@ class Limiter:
                        "player_pages.confirm_post": ("REFEREE_CONFIRM_RATE", by_address),
                        "games.audit": ("REFEREE_AUDIT_RATE", by_address),
                        "players.register": ("REFEREE_REGISTER_RATE", by_address),
-                       "games.create_game": ("REFEREE_CREATE_RATE", by_address_and_token)}
+                       "games.create_game": ("REFEREE_CREATE_RATE", by_address_and_token),
+                       "leagues.create": ("REFEREE_CREATE_RATE", by_address_and_token)}
 
     @staticmethod
     def exempt(endpoint: str | None) -> bool:

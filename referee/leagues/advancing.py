@@ -145,7 +145,7 @@ def _advance(service, league_id: str, game_id: str | None, heal: bool, done: dic
         meta, league = load(service, league_id)  # our own copy: proposals are applied to it
         at, rnd = league.seq, league.state.open_round()
         games = rnd.games if rnd is not None and scan else list(dict.fromkeys([game_id] + _last(rnd)))
-        ended, waiting = _ended(service, rnd, games, heal)
+        ended, waiting = _ended(service, rnd, games, heal, league.state)
         events = []
         for gid, result, lost, last in ended:
             events += _applied(league, league.propose_outcome(gid, result, lost, last, at=utcnow()))
@@ -203,17 +203,24 @@ def _applied(league: League, events: list) -> list:
     return events
 
 
-def _ended(service, rnd, games: list, heal: bool) -> tuple[list, bool]:
+def _ended(service, rnd, games: list, heal: bool, state=None) -> tuple[list, bool]:
     """Of ``games``, those of the open round ``rnd`` that have ended, their seed
     revealed, with no result yet: ``[(game, result, lost, last event)]``; and
     whether one has ended without its reveal yet (its result is still to come). The
-    heal first does the steps a game left settling owes (a killed process's)."""
+    heal first does the steps a game left settling owes (a killed process's), and
+    resigns a withdrawn player's seat a killed withdrawal left in play."""
     out, waiting = [], False
     listed = set(rnd.games) if rnd is not None else set()
     for gid in games:
         if gid not in listed or gid in rnd.results:
             continue
         rec = service.store.record(gid)
+        if rec is not None and rec.status not in OVER and heal and state is not None:
+            try:
+                resign_withdrawn(service, state, gid)
+            except Exception:  # logged; the next heal tries again
+                log.exception("league game %s: resigning a withdrawn seat failed", gid)
+            rec = service.store.record(gid)
         if rec is not None and rec.status == "settling" and heal:
             try:
                 service.settle(gid)
@@ -286,6 +293,53 @@ def _create_games(service, meta: dict, league: League) -> bool:
     for t in rnd.tables if rnd is not None else []:
         made = _create_game(service, meta, league.state.terms, t) or made
     return made
+
+
+def resign_withdrawn(service, state, game_id: str) -> None:
+    """In a running game of the league, the referee resigns the seat of each player
+    who has withdrawn from it (``GameService.resign_for``): a withdrawal is a loss
+    of the game itself, rated as such. A league of version 1 aborted the game
+    instead (its result then recorded as a forfeit, whatever the game's log says);
+    it still does, so that its games are as it always made them."""
+    rec = service.store.record(game_id)
+    if rec is None or rec.status in OVER or game_id not in state.games:
+        return
+    seats = state.rounds[state.games[game_id]].seats(game_id)
+    gone = [i for i, p in enumerate(seats) if p in state.withdrawn]
+    if not gone:
+        return
+    if state.version < 2:
+        try:
+            service.abort(game_id, Caller(ADMIN, record=rec), reason="a player withdrew from the league")
+        except GameOver:
+            pass
+        return
+    for seat in gone:
+        service.resign_for(game_id, seat)
+    _tell_withdrawal(service, state, game_id, seats, gone)
+
+
+def _tell_withdrawal(service, state, game_id: str, seats: list[str], gone: list[int]) -> None:
+    """Each other seat with contacts hears why its game ended (or went on): who
+    withdrew from the league, and who won, in words, beside the game's own notice."""
+    rec = service.store.record(game_id)
+    if rec is None:
+        return
+    with service._lock(game_id):
+        result = service.load(game_id, rec).state.result
+    who = " and ".join(state.players[seats[i]] for i in gone)
+    won = [state.players[seats[i]] for i in (result or {}).get("winners", [])]
+    note = (f"{who} withdrew from the league {state.terms['name']}: the referee resigned "
+            f"{'their seats' if len(gone) > 1 else 'their seat'}"
+            + (f", and {' and '.join(won)} won the game." if won else "; the game goes on without them."))
+    for seat in range(len(seats)):
+        if seat in gone or not rec.extra.get("contacts", {}).get(str(seat)):
+            continue
+        try:
+            outbox.queue_notice(service, game_id, seat, "game-over" if result else "turn", note=note,
+                                tag="withdrew")
+        except Exception:  # a notice is a courtesy; the game's log is the truth
+            log.exception("league game %s: the withdrawal notice failed", game_id)
 
 
 def _forsake(service, league_id: str, state) -> bool:

@@ -5,11 +5,12 @@ from __future__ import annotations
 from flask import Response
 from flask_smorest import Blueprint
 
-from referee.api import bodies
+from referee.api import bodies, limits
 from referee.api.openapi import PUBLIC, TOKEN, binary, refusals
 from referee.api.routes import bearer, service, timed
 from referee.leagues import running
 from referee.leagues import schemas as s
+from referee.players import accounts
 
 blp = Blueprint("leagues", __name__, url_prefix="/v1",
                 description="Leagues: rounds of games between registered players, paired by the referee")
@@ -19,13 +20,60 @@ blp.ARGUMENTS_PARSER = bodies.PARSER
 @blp.route("/leagues", methods=["POST"])
 @blp.arguments(s.LeagueCreate())
 @blp.response(201, s.LeagueCreated)
-@refusals(blp, 400, 413, 415)
+@refusals(blp, 400, 401, 413, 415, 429)
 @timed("leagues-create")
-@blp.doc(operationId="createLeague", security=PUBLIC)
+@blp.doc(operationId="createLeague", security=TOKEN)
 def create(args):
-    """Create a league of registered players; round 1 is paired and its games created at
-    once. Anyone may; the answer holds the league's admin token, shown this once."""
-    return running.create(service(), args)
+    """Create a league (a player's token: that player organises it). Its `players` are
+    invited (the organiser listing themself plays; a bot player joins when asked); each
+    joins or declines, and `"entry": "open"` lets any player join. Nothing is paired until
+    the organiser starts it (`POST /v1/leagues/{id}/start`). The answer holds the league's
+    admin token, shown this once. Rate-limited per client address and per token
+    (`REFEREE_CREATE_RATE`), and so are the invitations (`REFEREE_INVITE_RATE`); a player
+    with too many invitations pending is 429."""
+    svc = service()
+    organiser = accounts.authenticate(svc, bearer())  # 401 before anything is counted or kept
+    ids = args["players"] if isinstance(args.get("players"), list) else []
+    limits.spend("REFEREE_INVITE_RATE", "invitations",
+                 sum(1 for p in ids if p != organiser["id"]))
+    return running.create(svc, args, organiser)
+
+
+@blp.route("/leagues/<league_id>/join", methods=["POST"])
+@blp.arguments(s.LeagueJoin())
+@blp.response(200, s.League)
+@refusals(blp, 400, 401, 403, 404, 409, 413, 415)
+@timed("leagues-join")
+@blp.doc(operationId="joinLeague", security=TOKEN)
+def join(args, league_id):
+    """Join a league (player token) before its start: an invited player, or anyone where
+    its `entry` is `open` (403 `not-invited` otherwise; 409 `league-conflict` once it has
+    started, or for a player in it already)."""
+    return running.join(service(), league_id, bearer(), args)
+
+
+@blp.route("/leagues/<league_id>/decline", methods=["POST"])
+@blp.response(200, s.League)
+@refusals(blp, 401, 403, 404, 409)
+@timed("leagues-decline")
+@blp.doc(operationId="declineLeague", security=TOKEN)
+def decline(league_id):
+    """Decline an invitation to a league (player token): never paired in it (403
+    `not-invited` without an invitation; 409 `league-conflict` once joined or started)."""
+    return running.decline(service(), league_id, bearer())
+
+
+@blp.route("/leagues/<league_id>/start", methods=["POST"])
+@blp.response(200, s.League)
+@refusals(blp, 400, 401, 403, 404, 409)
+@timed("leagues-start")
+@blp.doc(operationId="startLeague", security=TOKEN)
+def start(league_id):
+    """Start a league (its admin token) with the players who have joined: round 1 is
+    paired and its games created; invitations not answered lapse (409
+    `league-conflict` when too few have joined or it has started; 400 naming the option
+    a game of it would refuse). The organiser's player token may start it too."""
+    return running.start(service(), league_id, bearer())
 
 
 @blp.route("/leagues", methods=["GET"])

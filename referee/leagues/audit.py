@@ -10,7 +10,8 @@ In order, stopping at the first divergence:
 * its first event is a ``league-created`` whose terms are as the referee checks
   and completes them; a revealed seed matches the commitment;
 * every later event is the one the referee derives at its point from the log
-  before it: a join or a withdrawal allowed then; each pairing re-derived (the
+  before it: a join, a decline, the organiser's start (league version 2) or a
+  withdrawal allowed then; each pairing re-derived (the
   lots of round 1 from the seed once it is revealed, taken as logged but checked
   to be a drawing of the players before that); each result re-derived from the
   game's own log, audited whole by ``referee.audit.audit`` (valid, over, created
@@ -28,7 +29,7 @@ from __future__ import annotations
 import json
 
 from referee import audit as game_audit
-from referee import log_lines
+from referee import entropy, log_lines
 from referee import rng as rngmod
 from referee.events import REFEREE, Draft, Event, parsed_canonical_text
 from referee.games.base import RefereeError
@@ -126,6 +127,18 @@ def _seed(events: list[Event]) -> str | None:
 _LOST = (',"type":"resigned"}', ',"type":"forfeited"}')
 
 
+def _contributions(state: st.LeagueState, logged, where: str) -> dict:
+    """The start's contributions as logged, once they have the shape the referee
+    writes: each player in, in order, with null or an entropy of 1 to 256
+    characters (the start's draft then says whether the rest is as it should be)."""
+    if not isinstance(logged, list) or not all(isinstance(c, dict) for c in logged) \
+            or [c.get("player") for c in logged] != state.active() \
+            or not entropy.recorded([c.get("entropy") for c in logged], len(logged)):
+        raise Divergence(where, "diverges", "the start must record each player in, in joining order, "
+                         "with their entropy or null")
+    return {c["player"]: c["entropy"] for c in logged}
+
+
 def _text(payload) -> str:
     return json.dumps(payload, sort_keys=True, ensure_ascii=False)[:300]
 
@@ -171,7 +184,7 @@ class _Checker:
         try:
             terms = setup.league_terms(**{k: p.get(k) for k in (
                 "name", "game", "options", "format", "players", "rounds", "table_size",
-                "cycles", "clock", "points")})
+                "cycles", "clock", "points", "league_version", "invited", "entry", "organiser")})
         except (RefereeError, TypeError) as err:
             raise Divergence(where, "bad-league", f"the league cannot be created as logged: "
                              f"{getattr(err, 'detail', err)}") from None
@@ -186,6 +199,10 @@ class _Checker:
         state, p = self.state, ev.payload
         if ev.type == st.JOINED:
             return lg.join_draft(state, p)
+        if ev.type == st.DECLINED:
+            return lg.decline_draft(state, p.get("player"))
+        if ev.type == st.STARTED:
+            return lg.start_draft(state, _contributions(state, p.get("contributions"), where))
         if ev.type == st.WITHDREW:
             return lg.withdraw_draft(state, p.get("player"), p.get("by"))
         if ev.type == st.PAIRED:

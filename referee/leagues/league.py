@@ -7,7 +7,9 @@ and then commits. No I/O, no clock but the ``at`` it is given (or now), no
 randomness but the seed's.
 
 What is owed next (``due``): nothing while the first round waits for its start
-(players may still join; the service pairs round 1 when the league starts); a
+(players may still join; the service pairs round 1 when the league starts: at
+once in a league of version 1, once its organiser has started it from version
+2, or it finishes unplayed if too few are left by then); a
 round open with every result recorded is closed; after a closed round the next
 is paired, or the league finishes when its rounds are played or too few players
 are left to pair; a finished league reveals its seed.
@@ -41,21 +43,31 @@ class NoSuchPlayer(RefereeError):
     code, status = "no-such-player", 404
 
 
+class NotInvited(RefereeError):
+    """A player the league did not invite, joining a league whose entry is not open
+    (or declining an invitation they never had)."""
+
+    code, status = "not-invited", 403
+
+
 def due(state: LeagueState) -> str | None:
     if state.finished:
         return None if state.seed is not None else REVEAL
     rnd = state.open_round()
     if rnd is not None:
         return CLOSE if rnd.complete else None
-    if not state.rounds:
-        return None
+    if not state.rounds:  # a started league left too few to pair (withdrawals) ends unplayed
+        return FINISH if state.begun and len(state.active()) < fewest(state) else None
     if len(state.rounds) >= planned_rounds(state) or len(state.active()) < fewest(state):
         return FINISH
     return PAIR
 
 
 def can_start(state: LeagueState) -> bool:
-    return not state.rounds and not state.finished and len(state.active()) >= fewest(state)
+    """Whether round 1 may be paired now: as soon as enough players are in (version 1),
+    once the organiser has started the league (version 2)."""
+    return (not state.rounds and not state.finished and len(state.active()) >= fewest(state)
+            and (state.version < 2 or state.begun))
 
 
 def created_payload(league_id: str, seed: str, **terms) -> dict:
@@ -68,14 +80,49 @@ def created_payload(league_id: str, seed: str, **terms) -> dict:
 
 
 def join_draft(state: LeagueState, entry: dict) -> Draft:
+    """A player's join: their own act (version 2: invited, or any player where the
+    entry is open), before the first round (version 2: before the start)."""
     entry = setup.player_entry(entry, "player")
-    if state.rounds or state.finished:
-        raise LeagueConflict("players join a league before its first round")
+    if state.rounds or state.finished or state.begun:
+        raise LeagueConflict("players join a league before its start")
     if entry["player"] in state.players:
         raise LeagueConflict(f"player {entry['player']!r} is already in the league")
+    if state.version >= 2 and entry["player"] not in state.invited and state.entry != "open":
+        raise NotInvited("this league is joined by invitation only, and you have none "
+                         "(or declined it)", field="player")
     if len(state.players) >= setup.MAX_PLAYERS:
         raise LeagueConflict(f"a league has at most {setup.MAX_PLAYERS} players")
     return Draft(st.JOINED, entry)
+
+
+def decline_draft(state: LeagueState, player) -> Draft:
+    """An invited player's refusal (version 2), before the start: never seated."""
+    if state.version < 2:
+        raise LeagueConflict("this league was created with its players in: none may decline")
+    if player in state.players:
+        raise LeagueConflict(f"player {player!r} has joined: a player in withdraws instead")
+    if player not in state.invited:
+        raise NotInvited("this league has no invitation of yours to decline", field="player")
+    if state.begun or state.rounds or state.finished:
+        raise LeagueConflict("the league has started")
+    return Draft(st.DECLINED, {"player": player})
+
+
+def start_draft(state: LeagueState, entropies: dict | None = None) -> Draft:
+    """The organiser's start (version 2): with those who joined, enough to pair,
+    recording each one's contribution to the lots' seed (``entropies``: player ->
+    the entropy their join carried; none: null)."""
+    if state.version < 2:
+        raise LeagueConflict("this league started when it was created")
+    if state.begun or state.rounds or state.finished:
+        raise LeagueConflict("the league has started already")
+    least = fewest(state)
+    if len(state.active()) < least:
+        raise LeagueConflict(f"a {state.format} league starts with at least {least} players who "
+                             f"have joined; {len(state.active())} have")
+    entropies = entropies or {}
+    return Draft(st.STARTED, {"by": "admin", "contributions": [
+        {"player": p, "entropy": entropies.get(p)} for p in state.active()]})
 
 
 def withdraw_draft(state: LeagueState, player: str, by: str) -> Draft:
@@ -93,8 +140,10 @@ def withdraw_draft(state: LeagueState, player: str, by: str) -> Draft:
 def withdrawal_forfeits(state: LeagueState, player: str) -> list[dict]:
     """``[{game, placings}]``: the games of ``player`` with no result yet and the
     result each gets once ``player`` withdraws (lost by forfeit: they are placed
-    last, everyone else at the table level first). ``result_draft`` records
-    exactly these for a game whose seat's player has withdrawn."""
+    last, everyone else at the table level first). In a league of version 1
+    ``result_draft`` records exactly these for a game whose seat's player has
+    withdrawn; from version 2 the referee resigns the seat in its game instead,
+    and the game's own result places it."""
     gone = set(state.withdrawn) | {player}
     out = []
     for rnd in state.rounds:
@@ -153,11 +202,12 @@ def result_draft(state: LeagueState, game_id: str, result: dict | None, lost: li
     seats = rnd.seats(game_id)
     gone = [p for p in seats if p in state.withdrawn]
     payload = {"round": rnd.number, "game": game_id}
-    if gone:
+    if gone and state.version < 2:
         payload["placings"] = scoring.forfeit_placings(seats, set(gone))
-        payload["forfeited"] = gone
-    else:
+    else:  # from version 2 a withdrawal resigns its seat: the game's own result places them
         payload["placings"] = scoring.placings(result, len(seats), set(lost))
+    if gone:
+        payload["forfeited"] = gone
     payload["last_hash"] = last.hash
     return Draft(st.RECORDED, payload)
 
@@ -186,8 +236,8 @@ class League:
     @classmethod
     def create(cls, league_id: str, seed: str, at: str | None = None,
                **terms) -> tuple[League, Event]:
-        """A new league (``terms`` as ``setup.league_terms`` takes them) and its
-        first event."""
+        """A new league (``terms`` as ``setup.league_terms`` takes them: with
+        ``league_version=2``, a league its invited players join) and its first event."""
         ev = chain([Draft(st.CREATED, created_payload(league_id, seed, **terms))], REFEREE, 1,
                    GENESIS, at)[0]
         return cls(st.start(ev), 1, ev.hash), ev
@@ -206,6 +256,12 @@ class League:
 
     def propose_join(self, entry: dict, at: str | None = None) -> list[Event]:
         return self._seal([join_draft(self.state, entry)], at)
+
+    def propose_decline(self, player: str, at: str | None = None) -> list[Event]:
+        return self._seal([decline_draft(self.state, player)], at)
+
+    def propose_start(self, entropies: dict | None = None, at: str | None = None) -> list[Event]:
+        return self._seal([start_draft(self.state, entropies)], at)
 
     def propose_withdraw(self, player: str, by: str, at: str | None = None) -> list[Event]:
         return self._seal([withdraw_draft(self.state, player, by)], at)

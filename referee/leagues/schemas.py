@@ -29,12 +29,23 @@ class LeagueCreate(Strict):
     options = fields.Dict(metadata={"description": "the game's options, the same for every game"})
     format = fields.String(required=True, metadata={"description": "round-robin, swiss or tables"})
     players = fields.List(fields.Raw(allow_none=True, metadata={"type": "string"}), required=True,
-                          metadata={"description": "registered player ids (POST /v1/players)"})
+                          metadata={"description": "registered player ids (POST /v1/players), each "
+                                                   "invited (the organiser's own id: the organiser plays; "
+                                                   "a bot player joins at once)"})
+    entry = fields.String(metadata={"description": "invited (the default: only those listed may join) "
+                                                   "or open (any player may join)"})
     rounds = fields.Raw(metadata={"description": "swiss and tables: 1 to 100"})
     table_size = fields.Raw(metadata={"description": "tables: seats per table"})
     cycles = fields.Raw(metadata={"description": "round-robin: 1 to 4 (2: home and away)"})
     clock = fields.Dict(metadata={"description": "every game's clock (docs/clock.md)"})
     points = fields.Dict(metadata={"description": "{win, draw, loss}, default {1, 0.5, 0}"})
+
+
+class LeagueJoin(Strict):
+    entropy = fields.String(validate=validate.Length(min=1, max=256), metadata={
+        "description": "your contribution to the league's lots (docs/leagues.md, \"The lots\"): 1 to 256 "
+                       "characters, letters, marks, numbers, punctuation, symbols and the space; unseen by "
+                       "anyone until the league's start records it"})
 
 
 class Standing(Schema):
@@ -53,6 +64,9 @@ class LeagueGame(Schema):
     seats = fields.List(fields.String(), metadata={"description": "player ids in seat order"})
     placings = fields.List(fields.Integer(), allow_none=True,
                            metadata={"description": "each seat's place once recorded, else null"})
+    withdrew = fields.List(fields.String(), metadata={
+        "description": "players of this game who have withdrawn from the league (the referee resigned "
+                       "their seats: they lost it)"})
 
 
 class LeagueRound(Schema):
@@ -77,12 +91,26 @@ class CrossRow(Schema):
                        "played (one per cycle; none yet: []); null against oneself"}))
 
 
+class Invited(Schema):
+    player = fields.String()
+    name = fields.String()
+
+
 class League(Schema):
     id = fields.String()
     name = fields.String()
     game = fields.String()
     format = fields.String()
-    status = fields.String(metadata={"description": "running or finished"})
+    status = fields.String(metadata={"description": "waiting (players join until its organiser "
+                                                    "starts it), running or finished"})
+    league_version = fields.Integer(metadata={
+        "description": "2: created with invitations and started by its organiser; 1: created, "
+                       "before, with every player in"})
+    entry = fields.String(metadata={"description": "invited or open (any player may join)"})
+    organiser = fields.String(allow_none=True, metadata={
+        "description": "the organising player's id (null: a league of version 1)"})
+    invited = fields.List(fields.Nested(Invited), metadata={
+        "description": "invited players who have not answered yet (empty once it has started)"})
     version = fields.Integer(metadata={"description": "the league log's length"})
     created_at = fields.String()
     seed_commitment = fields.String()
@@ -92,7 +120,7 @@ class League(Schema):
     crosstable = fields.List(fields.Nested(CrossRow), metadata={"description": "round-robin only"})
     receipt = fields.Nested("Receipt", metadata={
         "description": "in the answer of a call that appended to the league's log (its creation, a "
-                       "withdrawal): the receipt of the league's event at `version` (`game` is the league's id)"})
+                       "join, a decline, its start, a withdrawal): the receipt of the league's event at `version` (`game` is the league's id)"})
 
 
 class LeagueCreated(League):
@@ -100,6 +128,8 @@ class LeagueCreated(League):
 
 
 class LeagueRow(Schema):
+    organiser = fields.String(allow_none=True, metadata={
+        "description": "the organising player's id (null: a league of version 1)"})
     id = fields.String()
     name = fields.String()
     game = fields.String()

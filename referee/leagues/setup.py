@@ -26,6 +26,11 @@ MAX_POINTS = 1000
 NAME_LENGTH = 100
 DEFAULT_POINTS = {"win": 1, "draw": 0.5, "loss": 0}
 DEFAULT_TABLE_SIZE = 4
+# League versions: 1, created with every player in (before players had to agree);
+# 2, created with invitations that each player accepts or declines, and started by
+# its organiser with those who joined. The first event says which (none: 1).
+LEAGUE_VERSION = 2
+ENTRIES = ("invited", "open")
 # Options a league game may not have: a fixed seed or deck would deal every game of
 # the league alike; who sits first is the pairing's to say (seat 0); the clock is
 # the league's own ``clock`` field, given to every game.
@@ -47,18 +52,39 @@ def player_entry(entry, field: str) -> dict:
             "name": text_field(entry["name"], f"{field}.name", "a player's name")}
 
 
-def check_players(players) -> list[dict]:
+def check_players(players, field: str = "players") -> list[dict]:
     if not isinstance(players, list):
-        raise MalformedMove("players must be a list of players", field="players")
+        raise MalformedMove(f"{field} must be a list of players", field=field)
     if len(players) > MAX_PLAYERS:
-        raise MalformedMove(f"a league has at most {MAX_PLAYERS} players", field="players")
-    out = [player_entry(p, f"players[{i}]") for i, p in enumerate(players)]
+        raise MalformedMove(f"a league has at most {MAX_PLAYERS} players", field=field)
+    out = [player_entry(p, f"{field}[{i}]") for i, p in enumerate(players)]
     seen = set()
     for i, p in enumerate(out):
         if p["player"] in seen:
-            raise MalformedMove(f"player {p['player']!r} is listed twice", field=f"players[{i}]")
+            raise MalformedMove(f"player {p['player']!r} is listed twice", field=f"{field}[{i}]")
         seen.add(p["player"])
     return out
+
+
+def swiss_rounds(players: int) -> int:
+    """A swiss league's rounds where none were asked: enough for one clear winner."""
+    return max(1, math.ceil(math.log2(max(players, 1))))
+
+
+def _invitations(players: list[dict], invited, entry, organiser) -> dict:
+    """A version 2 league's own terms: whom it invites, who may join, who organises."""
+    invited = check_players(invited if invited is not None else [], "invited")
+    entry = "invited" if entry is None else entry
+    if entry not in ENTRIES:
+        raise MalformedMove(f"entry is one of {', '.join(ENTRIES)}", field="entry")
+    inside = {p["player"] for p in players}
+    for i, p in enumerate(invited):
+        if p["player"] in inside:
+            raise MalformedMove(f"player {p['player']!r} is listed twice", field=f"invited[{i}]")
+    if len(players) + len(invited) > MAX_PLAYERS:
+        raise MalformedMove(f"a league has at most {MAX_PLAYERS} players", field="players")
+    return {"league_version": LEAGUE_VERSION, "invited": invited, "entry": entry,
+            "organiser": text_field(organiser, "organiser", "the organiser's player id")}
 
 
 def number(value) -> Fraction:
@@ -134,9 +160,22 @@ def game_options(terms: dict, seats: int) -> dict:
 
 
 def league_terms(name=None, game=None, options=None, format=None, players=None, rounds=None,
-                 table_size=None, cycles=None, clock=None, points=None) -> dict:
+                 table_size=None, cycles=None, clock=None, points=None, league_version=None,
+                 invited=None, entry=None, organiser=None) -> dict:
     """The league's complete terms (the payload of ``league-created`` but its id and
-    seed commitment), or ``MalformedMove`` naming the first field at fault."""
+    seed commitment), or ``MalformedMove`` naming the first field at fault.
+
+    ``league_version`` 2 (``LEAGUE_VERSION``): ``players`` are those in from the
+    start (the organiser playing, bot players), ``invited`` those asked to join,
+    ``entry`` ``"open"`` lets anyone join; too few players is the start's refusal,
+    not the creation's, and a swiss league's default rounds follow from those who
+    joined (``pairing.planned_rounds``). None: a league as created before, every
+    player in."""
+    if league_version is not None and league_version != LEAGUE_VERSION:
+        raise MalformedMove(f"league_version is {LEAGUE_VERSION} or absent", field="league_version")
+    if league_version is None and (invited, entry, organiser) != (None, None, None):
+        raise MalformedMove("invited, entry and organiser are a league_version 2 league's",
+                            field="league_version")
     name = text_field(name, "name", "a league's name")
     if not isinstance(game, str):
         raise MalformedMove("game must be a game's id", field="game")
@@ -169,19 +208,24 @@ def league_terms(name=None, game=None, options=None, format=None, players=None, 
                             field="rounds")
     sizes = [n for n in counts if n >= 3] if format == "tables" else [2]
     least = 2 if two else sizes[0]
-    if len(players) < least:
+    if league_version is None and len(players) < least:
         raise MalformedMove(f"a {format} league of {game} needs at least {least} players",
                             field="players")
     terms = {"name": name, "game": game, "options": copy.deepcopy(options), "format": format,
              "players": players, "clock": clock, "points": points, "seat_counts": sizes,
              "rounds": None, "table_size": None, "cycles": None}
+    if league_version is not None:
+        terms.update(_invitations(players, invited, entry, organiser))
     if format == "round-robin":
         terms["cycles"] = 1 if cycles is None else _counted(cycles, "cycles", 1, MAX_CYCLES,
                                                              "cycles")
         return terms
-    if rounds is None:  # swiss: enough rounds for one clear winner; tables: three
-        rounds = max(1, math.ceil(math.log2(len(players)))) if two else 3
-    terms["rounds"] = _counted(rounds, "rounds", 1, MAX_ROUNDS, "rounds")
+    if rounds is None and two and league_version is not None:
+        pass  # swiss: known once the players are (pairing.planned_rounds)
+    elif rounds is None:  # swiss: enough rounds for one clear winner; tables: three
+        rounds = swiss_rounds(len(players)) if two else 3
+    if rounds is not None:
+        terms["rounds"] = _counted(rounds, "rounds", 1, MAX_ROUNDS, "rounds")
     if format == "tables":
         if table_size is None:
             table_size = min(sizes, key=lambda n: (abs(n - DEFAULT_TABLE_SIZE), n))

@@ -7,8 +7,10 @@ league's seed is committed to in the first event and revealed by the last.
 
 | type | payload |
 |---|---|
-| ``league-created`` | ``{id, name, game, options, format, players: [{player, name}], rounds, table_size, cycles, clock, points, seat_counts, seed_commitment}`` |
-| ``player-joined`` | ``{player, name}`` (before the first round only) |
+| ``league-created`` | ``{id, name, game, options, format, players: [{player, name}], rounds, table_size, cycles, clock, points, seat_counts, seed_commitment}``; from ``league_version`` 2 also ``{league_version, invited: [{player, name}], entry, organiser}``, ``players`` then being only those in from the start |
+| ``player-joined`` | ``{player, name}`` (before the first round only; from version 2 before the start, an invited player or anyone where ``entry`` is ``"open"``) |
+| ``player-declined`` | ``{player}`` (version 2: an invited player who has not joined, before the start) |
+| ``league-started`` | ``{by: "admin", contributions: [{player, entropy}]}`` (version 2: the organiser starts it; each player in, in joining order, with the entropy their join carried or null; round 1 is paired next, its lots drawn from the seed derived from the league's secret part and these, referee/entropy.py) |
 | ``player-withdrew`` | ``{player, by}``; ``by`` is ``"admin"`` or ``"player"`` |
 | ``round-paired`` | ``{round, tables: [{game, seats: [player, ...]}], byes: [player, ...]}``, and in round 1 ``lots``: every player in the order drawn from the seed |
 | ``result-recorded`` | ``{round, game, placings, last_hash}``, and ``forfeited: [player, ...]`` when a seat's player had withdrawn |
@@ -29,13 +31,15 @@ from referee.events import Event
 
 CREATED = "league-created"
 JOINED = "player-joined"
+DECLINED = "player-declined"
+STARTED = "league-started"
 WITHDREW = "player-withdrew"
 PAIRED = "round-paired"
 RECORDED = "result-recorded"
 CLOSED = "round-closed"
 FINISHED = "league-finished"
 REVEALED = "seed-revealed"
-TYPES = (CREATED, JOINED, WITHDREW, PAIRED, RECORDED, CLOSED, FINISHED, REVEALED)
+TYPES = (CREATED, JOINED, DECLINED, STARTED, WITHDREW, PAIRED, RECORDED, CLOSED, FINISHED, REVEALED)
 
 # What league-created records beside the terms (referee.leagues.setup.league_terms).
 TERMS = ("name", "game", "options", "format", "rounds", "table_size", "cycles", "clock",
@@ -77,6 +81,16 @@ class LeagueState:
     finished: bool = False
     standings: list | None = None  # as league-finished logged them
     seed: str | None = None  # once revealed
+    # league_version 2 (referee/leagues/setup.py): invited, not yet joined nor declined,
+    # in the order invited; who may join; the organiser's player id; started by them
+    version: int = 1
+    invited: dict[str, str] = field(default_factory=dict)
+    declined: list[str] = field(default_factory=list)
+    entry: str = "invited"
+    organiser: str | None = None
+    begun: bool = False
+    # [{player, entropy}] as league-started records them: the lots' seed derives from them
+    contributions: list | None = None
 
     @property
     def format(self) -> str:
@@ -107,7 +121,10 @@ def start(created: Event) -> LeagueState:
     p = created.payload
     return LeagueState(id=p["id"], terms={k: copy.deepcopy(p[k]) for k in TERMS},
                        seed_commitment=p["seed_commitment"],
-                       players={e["player"]: e["name"] for e in p["players"]})
+                       players={e["player"]: e["name"] for e in p["players"]},
+                       version=p.get("league_version") or 1,
+                       invited={e["player"]: e["name"] for e in p.get("invited") or []},
+                       entry=p.get("entry") or "invited", organiser=p.get("organiser"))
 
 
 def evolve(state: LeagueState, event: Event) -> LeagueState:
@@ -116,6 +133,13 @@ def evolve(state: LeagueState, event: Event) -> LeagueState:
     kind = event.type
     if kind == JOINED:
         state.players[p["player"]] = p["name"]
+        state.invited.pop(p["player"], None)
+    elif kind == DECLINED:
+        state.invited.pop(p["player"], None)
+        state.declined.append(p["player"])
+    elif kind == STARTED:
+        state.begun = True
+        state.contributions = copy.deepcopy(p.get("contributions"))
     elif kind == WITHDREW:
         state.withdrawn.append(p["player"])
     elif kind == PAIRED:

@@ -109,6 +109,8 @@ def public(service, player: dict, games: list, after: str | None = None, limit: 
 # Where a player's leagues are found: registered by referee/system.py (the leagues
 # room follows the players', so the players' room names it not).
 LEAGUES_OF: list = []
+# And the leagues inviting a player (``/me``), registered the same way.
+LEAGUE_INVITATIONS_OF: list = []
 
 
 def authenticate(service, token: str | None) -> dict:

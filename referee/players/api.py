@@ -42,10 +42,13 @@ def register(args):
 @timed("players-me")
 def me(args):
     """The caller's own player (player token): the profile, its contacts, the games waiting on
-    it, and the open games keeping a seat for it, by id or confirmed address (`invitations`).
+    it, the open games keeping a seat for it, by id or confirmed address (`invitations`), and
+    the leagues inviting it that have not started (`league_invitations`).
     `current_games` is a page, as on the profile (`?after=CURSOR&limit=N`)."""
     out = accounts.me(service(), bearer(), args.get("after"), args["limit"])
-    return {**out, "invitations": joining.invitations_of(service(), accounts.authenticate(service(), bearer()))}
+    player = accounts.authenticate(service(), bearer())
+    return {**out, "invitations": joining.invitations_of(service(), player),
+            "league_invitations": [i for find in accounts.LEAGUE_INVITATIONS_OF for i in find(service(), player["id"])]}
 
 
 @blp.route("/players/me", methods=["PATCH"])

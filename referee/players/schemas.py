@@ -90,8 +90,8 @@ class PlayerProfile(Schema):
     current_games_next = fields.String(allow_none=True, metadata={
         "description": "pass as `after` for the next page of current games; null on the last page"})
     leagues = fields.List(fields.Dict(), metadata={
-        "description": "the player's leagues, the newest first (at most 20): "
-                       "{id, name, game, format, created_at, status, version}"})
+        "description": "the leagues the player joined or organises, the newest first (at most 20): "
+                       "{id, name, game, format, created_at, status, version, organiser}"})
 
 
 class PlayerContacts(Schema):
@@ -117,6 +117,15 @@ class PlayerInvitation(Schema):
         "description": "dealt from a given seed or deck: a join to it takes no entropy"})
 
 
+class PlayerLeagueInvitation(Schema):
+    id = fields.String(metadata={"description": "the league (POST /v1/leagues/{id}/join, or .../decline)"})
+    name = fields.String()
+    game = fields.String()
+    format = fields.String()
+    created_at = fields.String()
+    organiser = fields.String(allow_none=True, metadata={"description": "the organising player's name"})
+
+
 class PlayerMe(PlayerProfile):
     contacts = fields.Nested(PlayerContacts)
     waiting = fields.List(fields.Nested(PlayerWaiting), metadata={
@@ -125,6 +134,8 @@ class PlayerMe(PlayerProfile):
     invitations = fields.List(fields.Nested(PlayerInvitation), metadata={
         "description": "GET only: the open games keeping a seat for the player (invited by id, or by the "
                        "player's confirmed address), oldest first"})
+    league_invitations = fields.List(fields.Nested(PlayerLeagueInvitation), metadata={
+        "description": "GET only: the leagues inviting the player that have not started, oldest first"})
     webhook_secret = fields.String(metadata={"description": "after a new webhook URL: its secret, shown once"})
 
 

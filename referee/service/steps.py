@@ -51,6 +51,41 @@ class Steps:
                                "events": [self._redact(fork, ev, caller.viewer) for ev in events]},
                               game_id, events[-1])
 
+    def resign_for(self, game_id: str, seat: int) -> int:
+        """The referee resigns ``seat`` for its player (who withdrew from the game's
+        league): the seat's own ``resign``, written as that seat's move, as the
+        referee writes a bot's or an autoplayed seat's, so the game ends (or goes on
+        without the seat) exactly as if the seat had resigned, and is rated as any
+        game its result ends. Compare-and-set, read again after a lost race; a step
+        owed first is run first. Returns the events appended (0: over already)."""
+        for _ in range(self.max_retries):
+            with self._lock(game_id):
+                rec = self.record(game_id)
+                table = self.load(game_id, rec)
+                if table.over:
+                    return 0
+                if table.due() is None:
+                    events, fork = table.propose(seat, [{"type": "resign"}], at=utcnow(),
+                                                 salt_key=rec.salt_secret)
+                    try:
+                        self.store.append(game_id, table.seq, events, status=fork.status,
+                                          snapshot=self._snapshot(fork, table.seq),
+                                          timer=timer_after(table, fork), to_act=fork.to_act())
+                    except Conflict:
+                        self.forget(game_id)
+                        continue
+                    table.commit(fork)
+                    if self._kept_record(game_id) is not None:  # moves here keep it: keep it current
+                        self._moved_on(rec, fork)
+                    break
+            self.settle(game_id)  # a deal or a bot's move owed first
+        else:
+            raise VersionConflict("the game is too busy; try again")
+        self.followers.publish(Appended(game_id, tuple(events), fork, rec, "move"))
+        if fork.due() is not None:
+            self.queue.enqueue_settle(game_id, fork.seq)
+        return len(events)
+
     # ---- the referee's own steps ---------------------------------------------------
 
     def settle(self, game_id: str) -> int:

@@ -20,6 +20,7 @@ from referee.queue import InlineQueue
 from referee.store import open_store
 from referee.system import assemble
 from tests.leagues.test_leagues_jobs import KOD, Died, Held, bots, types
+from tests.leaguetools import started
 
 ROUND_ROBIN = {"game": "king-of-danger", "options": KOD, "format": "round-robin"}
 
@@ -64,7 +65,7 @@ def test_a_lost_result_job_is_healed_once(store_url):
     queue = Held()  # the jobs of the games' ends are queued and never run: lost
     service = assemble(open_store(store_url), queue)
     ann = people(service, "Ann")[0]
-    lid = running.create(service, {"name": "Lost", **ROUND_ROBIN, "players": [ann] + bots(service, 3)})["id"]
+    lid = started(service, {"name": "Lost", **ROUND_ROBIN, "players": [ann] + bots(service, 3)})["id"]
     mine = next(g["game"] for g in games_of(service, lid, 1) if ann in g["seats"])
     assert leagues_of(service).owing() == {}  # paired, its games made, the bots' recorded
     play_out(service, mine)
@@ -84,7 +85,7 @@ def test_the_heal_looks_only_at_the_leagues_owing(store_url, monkeypatch):
     leagues = []
     for i in range(3):
         players = people(service, f"A{i}", f"B{i}")
-        leagues.append(running.create(service, {"name": f"L{i}", **ROUND_ROBIN, "players": players})["id"])
+        leagues.append(started(service, {"name": f"L{i}", **ROUND_ROBIN, "players": players})["id"])
     assert leagues_of(service).owing() == {}
     play_out(service, games_of(service, leagues[1], 1)[0]["game"])  # its job lost
     looked = []
@@ -103,7 +104,7 @@ def test_a_mark_made_while_the_heal_looks_stays(store_url):
     the heal's version are alike): the game's result is recorded all the same, once."""
     queue = Held()
     service = assemble(open_store(store_url), queue)
-    lid = running.create(service, {"name": "Race", **ROUND_ROBIN,
+    lid = started(service, {"name": "Race", **ROUND_ROBIN,
                                    "players": people(service, "Ann", "Bob", "Cid", "Dee")})["id"]
     first, second = (g["game"] for g in games_of(service, lid, 1))
     play_out(service, first)  # its job lost
@@ -131,7 +132,7 @@ def test_a_pairing_that_lost_to_a_withdrawal_has_its_game_ended(store_url):
     would have been the same game, kept)."""
     service = assemble(open_store(store_url), InlineQueue())
     players = people(service, "Ann", "Bob", "Cid", "Dee")
-    league = running.create(service, {"name": "Lost", **ROUND_ROBIN, "players": players})
+    league = started(service, {"name": "Lost", **ROUND_ROBIN, "players": players})
     lid, admin = league["id"], league["admin_token"]
     first, second = (g["game"] for g in games_of(service, lid, 1))
     play_out(service, first)
@@ -171,7 +172,7 @@ def test_a_job_lost_while_the_process_runs_on_is_healed_when_its_mark_stops_movi
     queue = Held()
     service = assemble(open_store(store_url), queue)
     ann = people(service, "Ann")[0]
-    lid = running.create(service, {"name": "Lost", **ROUND_ROBIN, "players": [ann] + bots(service, 3)})["id"]
+    lid = started(service, {"name": "Lost", **ROUND_ROBIN, "players": [ann] + bots(service, 3)})["id"]
     mine = next(g["game"] for g in games_of(service, lid, 1) if ann in g["seats"])
     healer = healing.start_healer(service, interval=0.1)
     try:
@@ -193,7 +194,7 @@ def test_a_game_whose_end_no_reaction_heard_is_recorded_by_its_rounds_last_job(s
     append): nothing marks the league, no job comes. The round's last game's job
     looks at every game left without a result, and the round does not stall."""
     service = assemble(open_store(store_url), InlineQueue())
-    lid = running.create(service, {"name": "Unheard", **ROUND_ROBIN,
+    lid = started(service, {"name": "Unheard", **ROUND_ROBIN,
                                    "players": people(service, "Ann", "Bob", "Cid", "Dee")})["id"]
     first, second = (g["game"] for g in games_of(service, lid, 1))
     reactions = service.followers._reactions

@@ -14,6 +14,7 @@ from referee.queue import InlineQueue
 from referee.store import open_store
 from referee.system import assemble
 from tests.leagues.test_leagues_jobs import KOD, bots
+from tests.leaguetools import started
 
 
 class Reader(threading.Thread):
@@ -57,7 +58,7 @@ def test_a_reader_racing_the_rounds_finds_every_listed_game_and_a_finished_leagu
     reader = Reader(service)
     reader.start()
     try:
-        league = running.create(service, {"name": "Race", "game": "king-of-danger", "options": KOD,
+        league = started(service, {"name": "Race", "game": "king-of-danger", "options": KOD,
                                           "format": "swiss", "rounds": 3, "players": bots(service, 8)})
         time.sleep(0.2)
     finally:

@@ -38,6 +38,7 @@ from referee.players import accounts
 from referee.queue import InlineQueue
 from referee.store import open_store
 from referee.system import assemble
+from tests.leaguetools import started
 
 store, moment = sys.argv[1], sys.argv[2]
 svc = assemble(open_store(store), InlineQueue())
@@ -57,11 +58,11 @@ if moment == "pairing":
                 die(league=leagues_of(svc).page()[0]["id"], made=made)
         return out
     svc.create = dying
-    running.create(svc, {"name": "Killed", "game": "king-of-danger", "options": {"target": 1},
+    started(svc, {"name": "Killed", "game": "king-of-danger", "options": {"target": 1},
                          "format": "swiss", "rounds": 3, "players": bots})
 else:
     ann = accounts.register(svc, {"name": "Ann"})
-    league = running.create(svc, {"name": "Killed", "game": "king-of-danger", "options": {"target": 1},
+    league = started(svc, {"name": "Killed", "game": "king-of-danger", "options": {"target": 1},
                                   "format": "round-robin", "players": [ann["id"]] + bots[:3]})
     mine = next(g["game"] for g in league["rounds"][0]["games"] if ann["id"] in g["seats"])
     enqueue = svc.queue.enqueue

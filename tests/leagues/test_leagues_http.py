@@ -11,6 +11,8 @@ import sys
 
 import pytest
 
+from tests.leaguetools import new_league, organiser
+
 KOD = {"target": 1}
 
 
@@ -29,11 +31,8 @@ def players(client, n: int, bot: str | None = "random") -> list[dict]:
 
 
 def create(client, ps, **terms) -> dict:
-    body = {"name": "League", "game": "king-of-danger", "options": KOD, "format": "round-robin",
-            "players": [p["id"] for p in ps]} | terms
-    r = client.post("/v1/leagues", json=body)
-    assert r.status_code == 201, r.json
-    return r.json
+    """A league of ``ps`` as the referee makes one: invited, joined, started."""
+    return new_league(client, ps, **terms)
 
 
 def played_out(client, league: dict, rounds: int) -> dict:
@@ -151,7 +150,9 @@ def test_an_edited_result_or_swapped_games_fail_the_audit(client, tmp_path, how)
 
 # ---- withdrawals ------------------------------------------------------------------------
 
-def test_a_withdrawal_forfeits_the_running_game_and_the_player_is_paired_no_more(client):
+def test_a_withdrawal_loses_the_running_game_and_the_player_is_paired_no_more(client):
+    """The referee resigns the withdrawn player's seat: the game ends as the game's own
+    resign ends it, the opponent wins, and it is rated once, as any finished game."""
     humans = players(client, 4, bot=None)
     league = create(client, humans, format="swiss", rounds=2)
     lid = league["id"]
@@ -165,8 +166,17 @@ def test_a_withdrawal_forfeits_the_running_game_and_the_player_is_paired_no_more
     assert r.status_code == 200, r.json
     rnd = r.json["rounds"][0]
     mine = next(g for g in rnd["games"] if leaver["id"] in g["seats"])
-    assert client.get(f"/v1/games/{mine['game']}").json["status"] == "aborted"
-    assert mine["placings"][mine["seats"].index(leaver["id"])] == 2  # lost by forfeit
+    game = client.get(f"/v1/games/{mine['game']}").json
+    opponent = next(p for p in mine["seats"] if p != leaver["id"])
+    assert game["status"] == "finished", game  # not aborted: a game lost, with a winner
+    assert game["result"]["winners"] == [mine["seats"].index(opponent)]
+    log = client.get(f"/v1/games/{mine['game']}/export").text.splitlines()
+    resigned = [json.loads(line) for line in log if '"type":"resigned"' in line]
+    assert [e["actor"] for e in resigned] == [mine["seats"].index(leaver["id"])]  # the seat's own resign
+    assert mine["placings"][mine["seats"].index(leaver["id"])] == 2  # lost
+    for pid, place in ((leaver["id"], 2), (opponent, 1)):  # rated once, as the game ended
+        history = client.get(f"/v1/players/{pid}/ratings?game=king-of-danger").json["history"]
+        assert [(h["game_id"], h["place"]) for h in history] == [(mine["game"], place)], history
     r = client.post(f"/v1/leagues/{lid}/players/{leaver['id']}/withdraw",
                     headers=auth(league["admin_token"]))
     assert r.status_code == 409 and r.json["code"] == "league-conflict"
@@ -200,7 +210,7 @@ def _play_out(client, gid: str, tokens: list) -> None:
     ({"players": ["nobody"]}, "players[0]"),
     ({"players": [None]}, "players[0]"),
     ({"players": "dup"}, "players[1]"),
-    ({"players": "one"}, "players"),
+    ({"entry": "anyone"}, "entry"),
     ({"rounds": 3}, "rounds"),  # a round-robin's rounds follow from its players
     ({"name": ""}, "name"),
 ])
@@ -210,22 +220,22 @@ def test_bad_terms_are_refused_by_field_and_create_nothing(client, change, field
             "players": [p["id"] for p in ps]}
     if change.get("players") == "dup":
         change = {"players": [ps[0]["id"], ps[0]["id"], ps[1]["id"]]}
-    elif change.get("players") == "one":
-        change = {"players": [ps[0]["id"]]}
-    r = client.post("/v1/leagues", json=body | change)
+    r = client.post("/v1/leagues", json=body | change, headers=auth(organiser(client)["token"]))
     assert r.status_code == 400, r.json
     assert r.mimetype == "application/problem+json" and r.json["field"] == field, r.json
     assert client.get("/v1/leagues").json["leagues"] == []
     assert client.get("/v1/games").json["games"] == []
 
 
-def test_games_the_game_would_refuse_create_no_league(client):
+def test_games_the_game_would_refuse_start_no_league(client):
     """Castle Danger between two bots must end: without a turn limit no game is made,
-    so no league is either."""
-    r = client.post("/v1/leagues", json={"name": "L", "game": "castle-danger", "format": "round-robin",
-                                         "players": [p["id"] for p in players(client, 2)]})
+    so the league does not start (and pairs nothing)."""
+    made = new_league(client, players(client, 2), start=False, game="castle-danger", options={})
+    r = client.post(f"/v1/leagues/{made['id']}/start", headers=auth(made["admin_token"]))
     assert r.status_code == 400 and r.json["field"] == "options.turn_limit", r.json
-    assert client.get("/v1/leagues").json["leagues"] == [] and client.get("/v1/games").json["games"] == []
+    got = client.get(f"/v1/leagues/{made['id']}").json
+    assert (got["status"], got["version"], got["rounds"]) == ("waiting", made["version"], [])
+    assert client.get("/v1/games").json["games"] == []
 
 
 def test_unknown_league_is_404(client):
@@ -361,4 +371,4 @@ def test_a_players_profile_lists_their_leagues(client):
     assert listed[ps[3]["id"]] == []
     shown = client.get(f"/v1/players/{ps[2]['id']}").json["leagues"][0]
     assert shown["name"] == "Winter" and set(shown) == {"id", "name", "game", "format", "created_at",
-                                                          "status", "version"}  # nothing private
+                                                          "status", "version", "organiser"}  # nothing private

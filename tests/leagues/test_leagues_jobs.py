@@ -16,6 +16,7 @@ from referee.players import accounts
 from referee.queue import InlineQueue, RQQueue
 from referee.store import open_store
 from referee.system import assemble
+from tests.leaguetools import started
 from tests.test_workers import worker
 
 KOD = {"target": 1}
@@ -54,7 +55,7 @@ RQ_LEAGUES = {
 def test_a_league_played_out_by_two_real_rq_workers(redis_url, fmt):
     terms, n, rounds = RQ_LEAGUES[fmt]
     service = assemble(open_store(redis_url), RQQueue(redis_url))
-    league = running.create(service, {"name": "RQ", **terms, "players": bots(service, n)})
+    league = started(service, {"name": "RQ", **terms, "players": bots(service, n)})
     lid = league["id"]
     # the Redis league store: a league's keys under its own hash tag
     assert service.store.r.exists(f"{{l:{lid}}}:log") and service.store.r.exists(f"{{l:{lid}}}:meta")
@@ -111,10 +112,10 @@ def test_a_crash_while_pairing_pairs_once_on_the_retry_with_the_games_made(store
 
     service.create = dying
     with pytest.raises(Killed):
-        running.create(service, {"name": "Crash", "game": "king-of-danger", "options": KOD,
+        started(service, {"name": "Crash", "game": "king-of-danger", "options": KOD,
                                  "format": "round-robin", "players": bots(service, 4)})
     lid = leagues_of(service).page()[0]["id"]
-    assert types(service, lid) == ["league-created", "round-paired"]  # round 2: nothing logged
+    assert types(service, lid) == ["league-created", "league-started", "round-paired"]  # round 2: nothing logged
     first = [g["game"] for g in running.view(service, lid)["rounds"][0]["games"]]
     made = [g for g in service.store.games() if "r2t0" in g["id"]]
     assert len(made) == 1 and lid in leagues_of(service).owing()
@@ -147,7 +148,7 @@ def test_a_conflicting_append_is_read_again_never_written_twice(store_url, step)
         return original(league_id, expected, events, status)
 
     store.append = append
-    lid = running.create(service, {"name": "Race", "game": "king-of-danger", "options": KOD,
+    lid = started(service, {"name": "Race", "game": "king-of-danger", "options": KOD,
                                    "format": "round-robin", "players": bots(service, 4)})["id"]
     assert raced
     once_each(service, lid)
@@ -175,7 +176,7 @@ def test_a_crash_right_after_a_close_loses_no_standings_notice(store_url):
             raise Died()
 
     store.append = append
-    lid = running.create(service, {"name": "Notes", "game": "king-of-danger", "options": KOD,
+    lid = started(service, {"name": "Notes", "game": "king-of-danger", "options": KOD,
                                    "format": "round-robin", "players": [ann["id"]] + bots(service, 3)})["id"]
     mine = next(g for g in running.view(service, lid)["rounds"][0]["games"] if ann["id"] in g["seats"])
     for _ in range(500):

@@ -10,7 +10,8 @@ class LeagueStore:
     """The interface; sqlite.py and redis.py implement it."""
 
     def create(self, meta: dict, first: Event) -> None:
-        """A new league with its first event (``ValueError`` if its id exists)."""
+        """A new league with its first event (``ValueError`` if its id exists); its
+        status ``meta["status"]`` (``waiting``: players join until it starts), else running."""
         raise NotImplementedError
 
     def meta(self, league_id: str) -> dict | None:
@@ -36,6 +37,19 @@ class LeagueStore:
     def of_player(self, player_id: str, limit: int = 100) -> list[dict]:
         """A player's leagues, the newest first, as ``page`` gives them: read from an
         index kept per player, so a profile never scans the leagues."""
+        raise NotImplementedError
+
+    def index_player(self, league_id: str, player_id: str) -> None:
+        """Add the league to the player's (``of_player``): a player who joined it."""
+        raise NotImplementedError
+
+    def keep_entropy(self, league_id: str, player_id: str, entropy: str | None) -> None:
+        """Keep (None: forget) the entropy a player's join carries, unseen by anyone
+        until the league's start records it (from league version 2)."""
+        raise NotImplementedError
+
+    def entropies(self, league_id: str) -> dict[str, str]:
+        """``{player: entropy}`` kept for the league's start."""
         raise NotImplementedError
 
     # ---- what a league owes (the index the heal walks: referee/leagues/healing.py) ----
@@ -75,4 +89,4 @@ class LeagueStore:
         pass
 
 
-PUBLIC = ("id", "name", "game", "format", "created_at", "status", "version")
+PUBLIC = ("id", "name", "game", "format", "created_at", "status", "version", "organiser")

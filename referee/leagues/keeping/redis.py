@@ -28,7 +28,7 @@ if had and tonumber(had) <= tonumber(ARGV[1]) then redis.call('ZREM', KEYS[1], A
 
 CREATE = """
 if redis.call('HSETNX', KEYS[1], 'meta', ARGV[1]) == 0 then return 0 end
-redis.call('HSET', KEYS[1], 'status', 'running', 'version', 1)
+redis.call('HSET', KEYS[1], 'status', ARGV[3], 'version', 1)
 redis.call('RPUSH', KEYS[2], ARGV[2])
 return 1
 """
@@ -62,11 +62,24 @@ class RedisLeagues(LeagueStore):
 
     def create(self, meta, first):
         if not self._create(keys=[_k(meta["id"], "meta"), _k(meta["id"], "log")],
-                            args=[json.dumps(meta), first.to_json()]):
+                            args=[json.dumps(meta), first.to_json(), meta.get("status", "running")]):
             raise ValueError(f"league {meta['id']} exists already")
         self.r.zadd(LIST, {f"{meta['created_at']}|{meta['id']}": 0})
         for player in meta.get("players", []):  # each player's index, under the player's tag
             self.r.zadd(_player_key(player), {f"{meta['created_at']}|{meta['id']}": 0})
+
+    def index_player(self, league_id, player_id):
+        meta = self.meta(league_id)
+        self.r.zadd(_player_key(player_id), {f"{meta['created_at']}|{league_id}": 0})
+
+    def keep_entropy(self, league_id, player_id, entropy):
+        if entropy is None:
+            self.r.hdel(_k(league_id, "entropy"), player_id)
+        else:
+            self.r.hset(_k(league_id, "entropy"), player_id, entropy)
+
+    def entropies(self, league_id):
+        return {p.decode(): e.decode() for p, e in self.r.hgetall(_k(league_id, "entropy")).items()}
 
     def meta(self, league_id):
         got = self.r.hmget(_k(league_id, "meta"), "meta", "status", "version")
@@ -109,7 +122,7 @@ class RedisLeagues(LeagueStore):
         for member in self.r.zrevrangebylex(_player_key(player_id), "+", "-", start=0, num=limit):
             meta = self.meta(member.decode().rpartition("|")[2])
             if meta is not None:  # (a league whose creation failed after its index: none)
-                out.append({k: meta[k] for k in PUBLIC})
+                out.append({k: meta.get(k) for k in PUBLIC})
         return out
 
     def page(self, limit=100):
@@ -117,5 +130,5 @@ class RedisLeagues(LeagueStore):
         for member in self.r.zrevrangebylex(LIST, "+", "-", start=0, num=limit):
             meta = self.meta(member.decode().rpartition("|")[2])
             if meta is not None:
-                out.append({k: meta[k] for k in PUBLIC})
+                out.append({k: meta.get(k) for k in PUBLIC})
         return out

@@ -20,6 +20,9 @@ CREATE TABLE IF NOT EXISTS league_players (
 CREATE TABLE IF NOT EXISTS league_events (
     league_id TEXT NOT NULL, seq INTEGER NOT NULL, body TEXT NOT NULL,
     PRIMARY KEY (league_id, seq)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS league_entropy (
+    league_id TEXT NOT NULL, player TEXT NOT NULL, entropy TEXT NOT NULL,
+    PRIMARY KEY (league_id, player)) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS league_owing (
     league_id TEXT PRIMARY KEY, mark INTEGER NOT NULL) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS league_games_made (
@@ -36,11 +39,29 @@ class SqliteLeagues(SideTables, LeagueStore):
             if conn.execute("SELECT 1 FROM leagues WHERE id = ?", (meta["id"],)).fetchall():
                 raise ValueError(f"league {meta['id']} exists already")
             conn.execute("INSERT INTO leagues VALUES (?, ?, ?, ?, ?)",
-                         (meta["id"], meta["created_at"], json.dumps(meta), "running", first.seq))
+                         (meta["id"], meta["created_at"], json.dumps(meta), meta.get("status", "running"),
+                          first.seq))
             conn.execute("INSERT INTO league_events VALUES (?, ?, ?)",
                          (meta["id"], first.seq, first.to_json()))
             conn.executemany("INSERT OR IGNORE INTO league_players VALUES (?, ?, ?)",
                              [(p, meta["created_at"], meta["id"]) for p in meta.get("players", [])])
+
+    def index_player(self, league_id, player_id):
+        meta = self.meta(league_id)
+        with self._tx() as conn:
+            conn.execute("INSERT OR IGNORE INTO league_players VALUES (?, ?, ?)",
+                         (player_id, meta["created_at"], league_id))
+
+    def keep_entropy(self, league_id, player_id, entropy):
+        with self._tx() as conn:
+            if entropy is None:
+                conn.execute("DELETE FROM league_entropy WHERE league_id = ? AND player = ?", (league_id, player_id))
+            else:
+                conn.execute("INSERT OR REPLACE INTO league_entropy VALUES (?, ?, ?)",
+                             (league_id, player_id, entropy))
+
+    def entropies(self, league_id):
+        return dict(self._read("SELECT player, entropy FROM league_entropy WHERE league_id = ?", (league_id,)))
 
     def meta(self, league_id):
         rows = self._read("SELECT meta, status, version FROM leagues WHERE id = ?", (league_id,))
@@ -93,7 +114,7 @@ class SqliteLeagues(SideTables, LeagueStore):
         rows = self._read("SELECT l.meta, l.status, l.version FROM league_players p JOIN leagues l "
                           "ON l.id = p.league_id WHERE p.player = ? "
                           "ORDER BY p.created_at DESC, p.league_id DESC LIMIT ?", (player_id, limit))
-        return [{k: m[k] for k in PUBLIC} for m in
+        return [{k: m.get(k) for k in PUBLIC} for m in
                 ({**json.loads(meta), "status": status, "version": version} for meta, status, version in rows)]
 
     def page(self, limit=100):
@@ -102,5 +123,5 @@ class SqliteLeagues(SideTables, LeagueStore):
         out = []
         for meta, status, version in rows:
             m = {**json.loads(meta), "status": status, "version": version}
-            out.append({k: m[k] for k in PUBLIC})
+            out.append({k: m.get(k) for k in PUBLIC})
         return out

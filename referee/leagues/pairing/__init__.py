@@ -1,7 +1,9 @@
 """A round's pairing: a function of the league's seed and its log.
 
 The only randomness is the **lots**: when round 1 is paired, the players still
-in (in the order they entered) are shuffled by ``referee.rng.Rng(seed, seq)``,
+in (in the order they entered) are shuffled by ``referee.rng.Rng(seed, seq)``
+(from league version 2 ``seed`` is derived from the league's secret part and
+its players' contributions, as a game's is: referee/entropy.py),
 ``seq`` being the ``round-paired`` event's own, and the order drawn is logged in
 that event. Everything after is decided by the log: round-robin follows the
 circle of the lots, swiss and tables follow the standings (level players in lot
@@ -14,8 +16,9 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
+from referee import entropy
 from referee import rng as rngmod
-from referee.leagues import scoring
+from referee.leagues import scoring, setup
 from referee.leagues.pairing import round_robin, swiss, tables
 from referee.leagues.state import LeagueState
 
@@ -37,6 +40,8 @@ def planned_rounds(state: LeagueState) -> int | None:
         if state.lots is None:
             return None
         return round_robin.rounds_for(len(state.lots), state.terms["cycles"])
+    if state.terms["rounds"] is None:  # a version 2 swiss asked for none: from its players
+        return None if state.lots is None else setup.swiss_rounds(len(state.lots))
     return state.terms["rounds"]
 
 
@@ -74,7 +79,9 @@ def pair_round(state: LeagueState, seed: str | None, seq: int) -> Pairing:
     for round 1 without the seed."""
     lots = state.lots
     drawn = None
-    if lots is None:
+    if lots is None:  # from version 2, the seed derived from the secret part and the players' entropy
+        if state.contributions is not None:
+            seed = entropy.dealing(seed, [c["entropy"] for c in state.contributions])
         lots = drawn = draw_lots(state.active(), seed, seq)
     gone = set(state.withdrawn)
     if state.format == "round-robin":

@@ -5,7 +5,8 @@
 // The player token comes from the address's fragment (#token=...), which is never
 // sent to the server in an address; this script sends it only in an
 // Authorization header to GET /v1/players/me (and, through seats.js, POST
-// /v1/games/{id}/join or .../decline to answer an invitation).
+// /v1/games/{id}/join or .../decline to answer an invitation, POST /v1/leagues/{id}/join,
+// .../decline or .../start for a league).
 // Each game's link carries the same token in its fragment, so the game page
 // plays the player's seat with it.
 (function () {
@@ -78,17 +79,62 @@
     return li;
   }
 
+  function leagueCall(id, what) {
+    return fetch("/v1/leagues/" + encodeURIComponent(id) + "/" + what, {
+      method: "POST", headers: { "Authorization": "Bearer " + token, "Content-Type": "application/json" },
+      body: what === "join" ? "{}" : undefined
+    });
+  }
+
+  function leagueButton(lg, label, what, li, done, confirmText) {
+    var b = el("button", label);
+    b.type = "button";
+    b.className = what;
+    b.setAttribute("aria-label", label + " the league " + (lg.name || lg.id));
+    b.addEventListener("click", function () {
+      if (confirmText && !window.confirm(confirmText)) { return; }
+      var buttons = li.querySelectorAll("button");
+      Array.prototype.forEach.call(buttons, function (x) { x.disabled = true; });
+      leagueCall(lg.id, what).then(function (res) {
+        if (res.ok) { say(""); status.textContent = done; load(); return; }
+        Array.prototype.forEach.call(buttons, function (x) { x.disabled = false; });
+        return res.json().then(function (p) { say(label + ": refused. " + (p.detail || res.status)); },
+                               function () { say(label + ": refused (" + res.status + ")."); });
+      }, function () {
+        Array.prototype.forEach.call(buttons, function (x) { x.disabled = false; });
+        say("No answer from the referee. Try again.");
+      });
+    });
+    li.appendChild(b);
+  }
+
+  function leagueInvitationItem(lg) {
+    var li = el("li"), a = el("a", lg.name + ": a " + lg.format + " league of " + lg.game);
+    a.href = "/leagues/" + encodeURIComponent(lg.id);
+    li.appendChild(a);
+    li.appendChild(el("small", (lg.organiser ? " invited by " + lg.organiser + " · " : " ") + lg.id));
+    leagueButton(lg, "Accept", "join", li, "You joined the league " + lg.name + ".");
+    leagueButton(lg, "Decline", "decline", li, "You declined the league " + lg.name + ".",
+                 "Decline the league " + lg.name + "? You will not be paired in it.");
+    return li;
+  }
+
   function leagueItem(lg) {
     var li = el("li"), a = el("a", lg.name || lg.id);
     a.href = "/leagues/" + encodeURIComponent(lg.id);
     li.appendChild(a);
+    li.appendChild(el("small", " " + lg.status));
+    if (lg.status === "waiting" && me && lg.organiser === me.id) {
+      leagueButton(lg, "Start", "start", li, "You started the league " + lg.name + ".",
+                   "Start the league " + lg.name + " with the players who have joined?");
+    }
     return li;
   }
 
   // The games waiting on the player are listed apart (at most a bound of them, the
   // nearest deadline first); current_games comes a page at a time, those waiting
   // first: each page adds the games not listed yet to "Your other games".
-  var listed = {}, next = null;
+  var listed = {}, next = null, me = null;
 
   function currentItem(g) { return gameItem(g, g.waiting ? "waiting on you" : g.status); }
 
@@ -112,7 +158,8 @@
             function () { button.disabled = false; say("Your other games could not be read. Try again."); });
   }
 
-  function show(me) {
+  function show(got) {
+    me = got;
     listed = {};
     (me.waiting || []).forEach(function (g) { listed[g.id] = true; });
     fill($("waiting"), me.waiting, "No game is waiting on you.", function (g) {
@@ -123,6 +170,7 @@
     addPage(me.current_games);
     showMore(me.current_games_next);
     fill($("invitations"), me.invitations, "No open game is keeping a seat for you.", invitationItem);
+    fill($("league-invitations"), me.league_invitations, "No league is inviting you.", leagueInvitationItem);
     fill($("leagues"), me.leagues, "You are in no league.", leagueItem);
     var n = (me.waiting || []).length;
     $("me-title").textContent = me.name + "'s games";
