@@ -14,6 +14,7 @@ the same way and runs K's function there.
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -113,7 +114,9 @@ class RQQueue(_Kinds):
                         return
                 except NoSuchJobError:
                     pass
-            job_id = f"{job_id}-k{self.redis.incr(f'{{g:{game_id}}}:kicks')}"
+            # a fresh id of its own (RQ keeps a finished job's id a while); random,
+            # so that no counter key grows for every game ever kicked
+            job_id = f"{job_id}-k{secrets.token_hex(6)}"
         self.rq.enqueue("workers.jobs.settle", game_id, job_id=job_id, job_timeout=120,
                         retry=Retry(max=5, interval=[1, 2, 5, 10, 30]),
                         description=f"settle game {game_id}", result_ttl=600, failure_ttl=86400)

@@ -13,7 +13,7 @@ import pytest
 import redis
 
 from referee.games.base import ADMIN
-from referee.queue import RQQueue
+from referee.queue import InlineQueue, RQQueue
 from referee.service import Caller, GameService
 from referee.store import open_store
 from referee.system import assemble
@@ -295,3 +295,39 @@ def test_two_processes_on_a_cluster_sign_with_one_key(cluster, redis_url):
     assert listed == two.get("/v1/keys").json and len(listed["keys"]) == 1
     for receipt in receipts:
         verify.check_signature(receipt, verify.public_keys(listed))
+
+
+def test_a_cluster_url_may_name_several_nodes_and_one_reachable_is_enough(cluster):
+    """A fresh process finds the cluster through any one of the nodes its URL names:
+    here the first is a port nobody listens on."""
+    dead = cluster_port()
+    store = open_store(f"redis+cluster://127.0.0.1:{dead},127.0.0.1:{cluster.ports[1]}")
+    svc = assemble(store, InlineQueue())
+    gid = svc.create("castle-danger", ["a", "b"], {"seed": "seeds"})["id"]
+    assert open_store(f"redis+cluster://127.0.0.1:{cluster.ports[2]}").version(gid) == store.version(gid)
+    with pytest.raises(redis.exceptions.RedisClusterException, match="reachable"):
+        open_store(f"redis+cluster://127.0.0.1:{dead}")
+
+
+def test_wait_replicas_on_a_cluster_without_replicas_says_the_move_is_not_yet_safe(cluster, monkeypatch):
+    """The WAIT goes to the node holding the game, on the connection its append
+    used; these masters have no replica, so a move is written, reacted to, and
+    answered 503 not-replicated; the same request again learns that it stands."""
+    from referee.api import create_app
+
+    monkeypatch.setenv("REFEREE_WAIT_REPLICAS", "1")
+    monkeypatch.setenv("REFEREE_WAIT_MS", "50")
+    svc = assemble(open_store(cluster.url), InlineQueue())
+    client = create_app(svc).test_client()
+    made = client.post("/v1/games", json={"game": "castle-danger", "players": ["a", "b"],
+                                          "options": {"seed": "wait"}}).json
+    gid = made["id"]
+    seat = client.get(f"/v1/games/{gid}").json["to_act"][0]
+    auth = {"Authorization": f"Bearer {made['seats'][seat]['token']}", "Idempotency-Key": "w"}
+    move = next(m for m in client.get(f"/v1/games/{gid}/legal", headers=auth).json["moves"] if m["type"] != "resign")
+    before = svc.store.version(gid)
+    r = client.post(f"/v1/games/{gid}/moves", json={"move": move}, headers=auth)
+    assert r.status_code == 503 and r.json["code"] == "not-replicated"
+    assert svc.store.version(gid) > before
+    again = client.post(f"/v1/games/{gid}/moves", json={"move": move}, headers=auth)
+    assert again.status_code == 201 and again.json["events"][0]["seq"] == before + 1

@@ -10,7 +10,7 @@ from werkzeug.exceptions import HTTPException
 
 from referee import metrics
 from referee.games.base import RefereeError
-from referee.store import StoreUnavailable
+from referee.store import NotReplicated, StoreUnavailable
 
 log = logging.getLogger("referee.api")
 
@@ -124,6 +124,17 @@ def install(app: Flask) -> None:
 
     for unavailable in StoreUnavailable:
         app.register_error_handler(unavailable, store_down)
+
+    @app.errorhandler(NotReplicated)
+    def not_replicated(err: NotReplicated):
+        # REFEREE_WAIT_REPLICAS: the move is on the primary, not yet on enough
+        # replicas; the same request again (its Idempotency-Key) learns its fate.
+        log.warning("not replicated: %s", err)
+        resp = problem(503, "not-replicated", "the move was written but not yet confirmed by enough of the "
+                       "store's replicas; send the same request again, with the same Idempotency-Key, to "
+                       "learn whether it stands")
+        resp.headers["Retry-After"] = "1"
+        return resp
 
     @app.errorhandler(Exception)
     def unexpected(err: Exception):

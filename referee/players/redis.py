@@ -33,6 +33,7 @@ from referee.players.sqlite import entry_of
 R = "{referee:ratings}:"
 RATING_KEYS = [R + "games", R + "order", R + "pending"]
 M = "{referee:player-mail}:"
+INVITES_KEPT = 100  # an address's newest games it was invited to, the most it is shown
 LOBBY = "{referee:lobby}:open"  # open games' ids, by when they were opened
 
 SWAP = """
@@ -226,9 +227,14 @@ class RedisPlayers(PlayerStore):
         return done
 
     def invite(self, address_key, game_id):
-        self.r.rpush(f"{{a:{address_key}}}:invites", game_id)
+        # only the newest are ever read (``invited``): the list keeps no more
+        key = f"{{a:{address_key}}}:invites"
+        pipe = self.r.pipeline(transaction=False)
+        pipe.rpush(key, game_id)
+        pipe.ltrim(key, -INVITES_KEPT, -1)
+        pipe.execute()
 
-    def invited(self, address_key, limit=100):
+    def invited(self, address_key, limit=INVITES_KEPT):
         return [_text(g) for g in self.r.lrange(f"{{a:{address_key}}}:invites", -limit, -1)]
 
     def lobby(self, limit, after):

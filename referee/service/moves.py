@@ -12,7 +12,7 @@ from referee.errors import IdempotencyMismatch, MalformedMove, RefereeError, Ver
 from referee.events import canonical, utcnow
 from referee.games import engine as engine_by_name
 from referee.service.shared import MAX_MOVES_PER_REQUEST, MAX_VERSION, timer_after
-from referee.store.base import Conflict, DuplicateRequest
+from referee.store.base import Conflict, DuplicateRequest, NotReplicated
 from referee.table import Settling
 
 
@@ -96,10 +96,10 @@ class Moves:
                                         game_id, events[-1])
                 stored = {"fingerprint": idem[1], "answer": answer} if idem else None
                 try:
-                    self.store.append(game_id, table.seq, events, status=fork.status,
-                                      idem=(idem[0], stored) if idem else None,
-                                      snapshot=self._snapshot(fork, table.seq), timer=timer_after(table, fork),
-                                      record_text=rec.raw, tally=tally, to_act=fork.to_act())
+                    replicated = self.store.append(
+                        game_id, table.seq, events, status=fork.status, idem=(idem[0], stored) if idem else None,
+                        snapshot=self._snapshot(fork, table.seq), timer=timer_after(table, fork),
+                        record_text=rec.raw, tally=tally, to_act=fork.to_act())
                 except Conflict as lost:
                     # Another process appended first, or rewrote the record. With
                     # expected_version the client asked for exactly that version: a
@@ -127,6 +127,8 @@ class Moves:
                 # the version after the steps the queue ran already (all, embedded)
                 now = self._kept_record(game_id) or self.record(game_id)
                 answer = {**answer, "version": now.version, "status": now.status}
+            if replicated is False:  # written and reacted to, but a failover could lose it
+                raise NotReplicated("fewer replicas than REFEREE_WAIT_REPLICAS confirmed the move in time")
             return answer
         raise VersionConflict("the game is too busy; try again", current_version=table.seq)
 

@@ -9,6 +9,7 @@ from referee.store.base import (  # noqa: F401 - the store's public names
     Conflict,
     DuplicateRequest,
     GameRecord,
+    NotReplicated,
     Snapshot,
     Store,
     StoreUnavailable,

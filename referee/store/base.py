@@ -32,6 +32,13 @@ def _unavailable() -> tuple[type[BaseException], ...]:
 StoreUnavailable = _unavailable()
 
 
+class NotReplicated(Exception):
+    """A move landed on the primary, but fewer replicas than ``REFEREE_WAIT_REPLICAS``
+    confirmed it in time: a failover now could lose it. Answered 503
+    ``not-replicated``; a retry with the same Idempotency-Key learns whether it
+    stands."""
+
+
 # ``append(timer=KEEP)``: leave the game's timer as it is.
 KEEP = type("Keep", (), {"__repr__": lambda self: "KEEP"})()
 
@@ -122,7 +129,7 @@ class Store:
 
     def append(self, game_id: str, expected: int, events: list[Event], *, status: str,
                idem: tuple[str, dict] | None = None, snapshot: Snapshot | None = None,
-               timer=KEEP, record_text: str | None = None, tally=None, to_act=KEEP) -> None:
+               timer=KEEP, record_text: str | None = None, tally=None, to_act=KEEP) -> bool | None:
         """Append if the log's length is ``expected`` (and, given ``record_text``,
         the game's record is still exactly that text); else raise ``Conflict``. With
         ``idem`` (key, answer), record the answer in the same atomic write, raising
@@ -135,7 +142,9 @@ class Store:
         nothing of the game is written and ``tally.refuse`` raises. ``to_act``: the
         seats to act after these events, for the listing (KEEP: as it was). The
         listing's count of moves grows by the events that are moves
-        (``Event.is_move``)."""
+        (``Event.is_move``). Answers False when the append landed but fewer
+        replicas confirmed it than ``REFEREE_WAIT_REPLICAS`` asks (Redis), else
+        True or None."""
         ...
 
     # ---- the deadline index (referee/timeouts.py reads it) ---------------------------

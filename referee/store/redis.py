@@ -12,6 +12,7 @@ For durability configure Redis with ``appendonly yes`` and ``appendfsync always`
 from __future__ import annotations
 
 import json
+import logging
 import os
 import threading
 
@@ -20,6 +21,9 @@ import redis
 from referee.events import Event
 from referee.store.base import KEEP, Conflict, DuplicateRequest, GameRecord, Snapshot, Store
 
+log = logging.getLogger("referee.store")
+DEFAULT_ANSWER_HOURS = 168
+DEFAULT_WAIT_MS = 1000
 OLD_INDEX = "referee:games"  # before 0.2.0: every game id, scored by creation time
 # The listing: sorted sets, every member scored 0 so they sort by their text
 # "CREATED_AT|ID" (ISO times sort as text), one for all games and one per status,
@@ -50,10 +54,11 @@ return 1
 # record's text ('' : not compared), '1' when the same append is sent again (see
 # SENT_AGAIN), how many counters are read and hit, how many of the events are
 # moves and the seats to act after them ('keep': as they were) for the listing,
-# each read counter's limit, each hit one's limit and seconds, then the events.
+# the seconds a recorded answer is kept (its Idempotency-Key honoured), each read
+# counter's limit, each hit one's limit and seconds, then the events.
 APPEND = """
 local r, h = tonumber(ARGV[10]), tonumber(ARGV[11])
-local a = 14
+local a = 15
 for i = 1, r do
   if tonumber(redis.call('GET', KEYS[4 + i]) or '0') >= tonumber(ARGV[a + i - 1]) then return {3, i} end
 end
@@ -92,7 +97,7 @@ local v = n + #ARGV - first + 1
 redis.call('HSET', KEYS[2], 'status', ARGV[2], 'version', v)
 if ARGV[7] == 'none' then redis.call('HDEL', KEYS[2], 'timer')
 elseif ARGV[7] ~= 'keep' then redis.call('HSET', KEYS[2], 'timer', ARGV[7]) end
-if ARGV[3] ~= '' then redis.call('SET', KEYS[3], ARGV[3]) end
+if ARGV[3] ~= '' then redis.call('SET', KEYS[3], ARGV[3], 'EX', ARGV[14]) end
 if ARGV[4] ~= '' then redis.call('HSET', KEYS[4], 'seq', ARGV[4], 'code', ARGV[5], 'blob', ARGV[6]) end
 -- a game from before the count has none until the listing counts its log (COUNT_MOVES)
 if ARGV[12] ~= '0' and redis.call('HEXISTS', KEYS[2], 'moves') == 1 then
@@ -192,6 +197,52 @@ def _score(timer: str) -> float:
     return parse_at(timer).timestamp()
 
 
+def answer_hours() -> int:
+    """How long a recorded answer is kept, so that a retry with the same
+    Idempotency-Key gets it: ``REFEREE_IDEMPOTENCY_HOURS`` (at least 24, the
+    contract's promise; default a week), after which the key expires."""
+    given = os.environ.get("REFEREE_IDEMPOTENCY_HOURS", "").strip() or str(DEFAULT_ANSWER_HOURS)
+    if not given.isdigit() or int(given) < 24:
+        raise ValueError(f"REFEREE_IDEMPOTENCY_HOURS={given!r}: a whole number of hours, at least 24")
+    return int(given)
+
+
+def wait_replicas() -> tuple[int, int]:
+    """``REFEREE_WAIT_REPLICAS=N`` (0: off) acknowledges an append only once N
+    replicas have it (Redis' WAIT), waiting at most ``REFEREE_WAIT_MS``."""
+    n = os.environ.get("REFEREE_WAIT_REPLICAS", "").strip() or "0"
+    ms = os.environ.get("REFEREE_WAIT_MS", "").strip() or str(DEFAULT_WAIT_MS)
+    if not n.isdigit():
+        raise ValueError(f"REFEREE_WAIT_REPLICAS={n!r}: a whole number of replicas (0: off)")
+    if not ms.isdigit() or int(ms) < 1:
+        raise ValueError(f"REFEREE_WAIT_MS={ms!r}: a whole number of milliseconds, at least 1")
+    return int(n), int(ms)
+
+
+def cluster_seeds(url: str) -> list[tuple[str, int]]:
+    """The nodes named in ``redis+cluster://HOST:PORT[,HOST:PORT...][/...]``."""
+    rest = url.split("://", 1)[1]
+    hosts = rest.split("/", 1)[0].split("?", 1)[0].rpartition("@")[2]
+    seeds = []
+    for part in hosts.split(","):
+        host, _, port = part.strip().rpartition(":")
+        if not host or not port.isdigit():
+            raise ValueError(f"store {url!r}: name each node as HOST:PORT, separated by commas")
+        seeds.append((host.strip("[]"), int(port)))
+    return seeds
+
+
+def cluster_options(url: str) -> dict:
+    """The password, user and TLS of a cluster URL (``rediss+cluster://user:pass@...``)."""
+    scheme, rest = url.split("://", 1)
+    options: dict = {"ssl": True} if scheme.startswith("rediss") else {}
+    auth = rest.split("/", 1)[0].rpartition("@")[0]
+    if auth:
+        user, colon, password = auth.partition(":")
+        options.update({"username": user or None, "password": password} if colon else {"password": user})
+    return options
+
+
 def _k(game_id: str, what: str) -> str:
     return f"{{g:{game_id}}}:{what}"
 
@@ -201,12 +252,17 @@ class RedisStore(Store):
 
     def __init__(self, url: str):
         self.url = url
+        self.answer_seconds = answer_hours() * 3600
+        self.wait_replicas, self.wait_ms = wait_replicas()
         if "+cluster://" in url:
-            # A Redis Cluster: any node's address; the client finds the others and
-            # sends each game's commands to the node that owns its hash slot.
-            from redis.cluster import RedisCluster
+            # A Redis Cluster: one or more of its nodes' addresses (any one reachable
+            # is enough); the client finds the others and sends each game's commands
+            # to the node that owns its hash slot.
+            from redis.cluster import ClusterNode, RedisCluster
 
-            self.r = RedisCluster.from_url(url.replace("+cluster://", "://"))
+            seeds = cluster_seeds(url)
+            self.r = RedisCluster(startup_nodes=[ClusterNode(host, port) for host, port in seeds],
+                                  **cluster_options(url))
             self.threads = None  # its client sends each game's commands to the node holding it
         else:
             self.r = redis.Redis.from_url(url)
@@ -297,13 +353,14 @@ class RedisStore(Store):
         listing = [sum(e.is_move for e in events), "keep" if to_act is KEEP else json.dumps(to_act)]
         if counting:  # the request's rate counters, stepped before anything else
             keys += [key for key, _ in tally.reads] + [key for key, _, _ in tally.hits]
-            args += [len(tally.reads), len(tally.hits), *listing, *(amount for _, amount in tally.reads)]
+            args += [len(tally.reads), len(tally.hits), *listing, self.answer_seconds,
+                     *(amount for _, amount in tally.reads)]
             for _, amount, seconds in tally.hits:
                 args += [amount, seconds]
         else:
-            args += [0, 0, *listing]
+            args += [0, 0, *listing, self.answer_seconds]
         args += [e.to_json() for e in events]
-        outcome = self._run_append(keys, args)
+        outcome, replicated = self._run_append(keys, args)
         if counting:
             tally.done = True  # counted once, whatever the game's part says
         code, value = outcome[0], outcome[1]
@@ -317,10 +374,13 @@ class RedisStore(Store):
             self._list(game_id, outcome[3].decode(), status, int(value))
         if timer is not KEEP:
             self._index(game_id, int(value), timer)
+        return replicated
 
     def _run_append(self, keys: list, args: list):
         if self.threads is None:
-            return self._append(keys=keys, args=args)
+            if self.wait_replicas:
+                return self._append_and_wait_on_node(keys, args)
+            return self._append(keys=keys, args=args), True
         try:
             return self._evalsha(("EVALSHA", self._append.sha, len(keys), *keys, *args))
         except redis.ConnectionError:
@@ -332,11 +392,58 @@ class RedisStore(Store):
             return self._evalsha(("EVALSHA", self._append.sha, len(keys), *keys, *args))
 
     def _evalsha(self, command: tuple):
+        # WAIT, when asked for, rides in the same packet on the same connection: it
+        # counts the replicas that have every write this connection made.
+        commands = [command, ("WAIT", self.wait_replicas, self.wait_ms)] if self.wait_replicas else [command]
         try:
-            return self.threads.send([command])[0]
+            replies = self.threads.send(commands)
         except redis.exceptions.NoScriptError:  # a restarted or flushed Redis: load it first
             self.r.script_load(APPEND)
-            return self.threads.send([command])[0]
+            replies = self.threads.send(commands)
+        return self._replicated(replies)
+
+    def _append_and_wait_on_node(self, keys: list, args: list):
+        """The append and its WAIT on one connection to the node holding the game
+        (a cluster client would send the keyless WAIT to any node)."""
+        node = self.r.get_node_from_key(keys[0])
+        pool = self.r.get_redis_connection(node).connection_pool
+        commands = [("EVALSHA", self._append.sha, len(keys), *keys, *args),
+                    ("WAIT", self.wait_replicas, self.wait_ms)]
+        for attempt in (1, 2):
+            conn = pool.get_connection()
+            try:
+                conn.send_packed_command(conn.pack_commands(commands))
+                replies = [conn.read_response() for _ in commands]
+            except redis.exceptions.NoScriptError:
+                conn.disconnect()  # the WAIT's reply is left unread
+                pool.release(conn)
+                if attempt == 2:
+                    raise
+                self.r.get_redis_connection(node).script_load(APPEND)
+                continue
+            except redis.ResponseError as err:  # MOVED, ASK: the slot moved (a failover)
+                conn.disconnect()
+                pool.release(conn)
+                if str(err).split(" ", 1)[0] in ("MOVED", "ASK"):
+                    self.r.nodes_manager.initialize()
+                    raise redis.ConnectionError(f"game's slot moved: {err}") from err
+                raise
+            except BaseException:
+                conn.disconnect()
+                pool.release(conn)
+                raise
+            pool.release(conn)
+            return self._replicated(replies)
+        raise AssertionError("unreachable")
+
+    def _replicated(self, replies: list):
+        """The append's outcome, and whether as many replicas as asked confirmed it."""
+        outcome = replies[0]
+        if len(replies) > 1 and outcome[0] == 1 and int(replies[1]) < self.wait_replicas:
+            log.warning("%s of %s replicas confirmed an append within %s ms", replies[1], self.wait_replicas,
+                        self.wait_ms)
+            return outcome, False
+        return outcome, True
 
     def due_timers(self, now: str, limit: int = 100) -> list[str]:
         return [m.decode() for m in self.r.zrangebyscore(TIMER_KEYS[0], "-inf", _score(now),
