@@ -10,7 +10,7 @@ from flask_smorest import Blueprint
 from referee.api import bodies, limits
 from referee.api.openapi import PUBLIC, TOKEN, binary, refusals
 from referee.api.routes import bearer, service, timed
-from referee.players import accounts, joining, lobby, pictures
+from referee.players import accounts, finding, joining, lobby, pictures
 from referee.players import schemas as s
 
 blp = Blueprint("players", __name__, url_prefix="/v1",
@@ -32,6 +32,20 @@ def register(args):
     confirmed; an address that had one within the window gets none (docs/players.md).
     Rate-limited per client (`REFEREE_REGISTER_RATE`)."""
     return accounts.register(service(), args)
+
+
+@blp.route("/players", methods=["GET"])
+@blp.arguments(s.PlayerSearchArgs(), location="query")
+@blp.response(200, s.PlayersFound)
+@refusals(blp, 400)
+@timed("players-search")
+@blp.doc(operationId="findPlayers", security=PUBLIC)
+def search(args):
+    """Find players by name: those any word of whose name begins with `q`, any case, a page
+    at a time (pass the answer's `next` as `after`). Each shows its id, name and whether it is
+    a bot, as its profile does; never a token or a contact. Rate-limited per client
+    (`REFEREE_SEARCH_RATE`)."""
+    return finding.find(service(), args["q"], args.get("after"), args["limit"])
 
 
 @blp.route("/players/me", methods=["GET"])

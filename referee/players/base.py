@@ -48,6 +48,12 @@ class PlayerStore:
         """A new player: public ``player`` {id, name, bot, created}, private parts."""
         raise NotImplementedError
 
+    def names_after(self, after: str, prefix: str, limit: int) -> list[str]:
+        """The name index's entries (referee/players/names.py) after ``after`` that
+        begin with ``prefix``, in order, at most ``limit``. ``create`` writes a
+        player's entries; a store made before the index fills it when opened."""
+        raise NotImplementedError
+
     def get(self, player_id: str) -> dict | None:
         """The whole record, private parts too: {id, name, bot, created, token_hash,
         contacts, confirm}. None: no such player."""

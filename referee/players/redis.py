@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import json
 
+from referee.players import names
 from referee.players.base import Conflict, PlayerStore
 from referee.players.sqlite import entry_of
 
@@ -34,6 +35,9 @@ R = "{referee:ratings}:"
 RATING_KEYS = [R + "games", R + "order", R + "pending"]
 M = "{referee:player-mail}:"
 LOBBY = "{referee:lobby}:open"  # open games' ids, by when they were opened
+# the name index (referee/players/names.py): a sorted set of entries, all scored 0,
+# so in the order of their bytes; and the mark that a store from before it was filled
+NAMES, NAMES_FILLED = "{referee:player-names}", "{referee:player-names}:filled"
 
 SWAP = """
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
@@ -139,6 +143,12 @@ class RedisPlayers(PlayerStore):
         self._claim_mail = r.register_script(CLAIM_MAIL)
         self._swap = r.register_script(SWAP)
         self._invite = r.register_script(INVITE)
+        if not self.r.exists(NAMES_FILLED):  # a store from before the name index: its players indexed once
+            for key in self.r.scan_iter(match="{p:*}:player", count=1000):
+                pid, name = self.r.hmget(key, "id", "name")
+                if pid is not None and name is not None:
+                    self.r.zadd(NAMES, {e: 0 for e in names.entries(pid.decode(), name.decode())})
+            self.r.set(NAMES_FILLED, 1)
 
     # ---- players ---------------------------------------------------------------------
 
@@ -149,6 +159,12 @@ class RedisPlayers(PlayerStore):
         if not self.r.hsetnx(_p(player["id"], "player"), "id", player["id"]):
             raise ValueError(f"player {player['id']} exists already")
         self.r.hset(_p(player["id"], "player"), mapping=fields)
+        self.r.zadd(NAMES, {e: 0 for e in names.entries(player["id"], player["name"])})
+
+    def names_after(self, after, prefix, limit):
+        # every entry that begins with ``prefix`` sorts below its bytes and 0xff (no UTF-8 byte)
+        got = self.r.zrangebylex(NAMES, b"(" + after.encode(), b"(" + prefix.encode() + b"\xff", start=0, num=limit)
+        return [e.decode() for e in got]
 
     def get(self, player_id):
         h = self.r.hgetall(_p(player_id, "player"))
