@@ -37,7 +37,7 @@ from referee import bots, entries, table, timeouts
 from referee.config import Config
 from referee.leagues import running as leagues
 from referee.mail import contacts, links, outbox, sending
-from referee.players import accounts, confirmation, following, invitation_mail
+from referee.players import accounts, confirmation, following, invitation_mail, recovery
 from referee.queue import InlineQueue, make_queue
 from referee.service import GameService
 from referee.store import Store, open_store
@@ -62,6 +62,8 @@ def wire() -> None:
         sending.EVERY_ROUND.append(confirmation.deliver_due)
     if invitation_mail.deliver_due not in sending.EVERY_ROUND:  # open games' invitations not yet sent
         sending.EVERY_ROUND.append(invitation_mail.deliver_due)
+    if recovery.deliver_due not in sending.EVERY_ROUND:  # new tokens for lost ones not yet sent
+        sending.EVERY_ROUND.append(recovery.deliver_due)
 
 
 def assemble(store: Store, queue=None, players: bool = True, **options) -> GameService:

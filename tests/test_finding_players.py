@@ -10,6 +10,7 @@ import json
 import pytest
 
 from referee.players import finding, names
+from referee.players.redis import NAMES, NAMES_FILLED
 from referee.players.store import open_players
 from tests.playertools import register
 
@@ -86,8 +87,6 @@ def test_a_store_from_before_the_name_index_is_indexed_when_opened(client, servi
         with store.immediate() as conn:
             conn.execute("DELETE FROM player_names")
     else:
-        from referee.players.redis import NAMES, NAMES_FILLED
-
         store.r.delete(NAMES, NAMES_FILLED)
     service._players = open_players(store)  # the next process to open it
     assert found(client, "lee")["players"] == [{"id": ann["id"], "name": "Ann Lee", "bot": None}]

@@ -57,6 +57,9 @@ DEFAULTS = {"REFEREE_MOVE_RATE": "1200/minute", "REFEREE_AUTH_FAIL_RATE": "120/m
             # searches for players by name per client address: enough for any person
             # typing, too few to read every name out of the referee quickly
             "REFEREE_SEARCH_RATE": "60/minute;1000/hour",
+            # new tokens asked for by e-mail per client address (each address is also
+            # mailed at most once an hour: referee/players/recovery.py)
+            "REFEREE_RECOVER_RATE": "10/hour",
             # games created, and the invitations they send, per client address and per token
             "REFEREE_CREATE_RATE": "120/minute;2000/day", "REFEREE_INVITE_RATE": "30/hour;100/day"}
 PREFIX = "referee-limits"
@@ -284,6 +287,7 @@ class Limiter:
                        "games.audit": ("REFEREE_AUDIT_RATE", by_address),
                        "players.register": ("REFEREE_REGISTER_RATE", by_address),
                        "players.search": ("REFEREE_SEARCH_RATE", by_address),
+                       "players.recover": ("REFEREE_RECOVER_RATE", by_address),
                        "games.create_game": ("REFEREE_CREATE_RATE", by_address_and_token)}
 
     @staticmethod

@@ -71,6 +71,23 @@ class PlayerStore:
         client's tries; a count lives ``ttl`` seconds at least (a code's life)."""
         raise NotImplementedError
 
+    # ---- a lost token's recovery (referee/players/recovery.py) --------------------------
+
+    def recovery_set(self, player_id: str, token_hash: str, expires: float) -> None:
+        """Keep the hash of the token just mailed to the player's address, until
+        ``expires`` (one at a time: a later one replaces it)."""
+        raise NotImplementedError
+
+    def recovery_get(self, player_id: str) -> dict | None:
+        """``{hash, expires}`` of the mailed token not yet used, or None."""
+        raise NotImplementedError
+
+    def recovery_take(self, player_id: str, old_hash: str, new_hash: str) -> bool:
+        """In one atomic step: if the player's token hash is still ``old_hash`` and the
+        mailed token's is ``new_hash``, make it the player's token (the old one stops
+        working) and forget the mailed one. False: either has changed meanwhile."""
+        raise NotImplementedError
+
     # ---- confirmation mail ------------------------------------------------------------
 
     def claim_address(self, address_key: str, now: float, window: float) -> bool:

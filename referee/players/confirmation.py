@@ -177,7 +177,7 @@ def deliver_due(service, now: float | None = None, limit: int = 50) -> int:
     now = time.time() if now is None else now
     sent = 0
     for entry in players.due_mail(now, limit):
-        if entry["player"].startswith("invite."):  # an invitation: referee/players/invitations.py
+        if "." in entry["player"]:  # an invitation's or a recovery's (invitation_mail.py, recovery.py)
             continue
         if not players.claim_mail(entry, now + sending.lease()):
             continue

@@ -91,6 +91,15 @@ if redis.call('PTTL', KEYS[1]) < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[3]) 
 return 1
 """
 
+# KEYS: the player, its mailed recovery token. ARGV: the old token hash, the new one.
+TAKE_RECOVERY = """
+if redis.call('HGET', KEYS[1], 'token_hash') ~= ARGV[1] then return 0 end
+if redis.call('HGET', KEYS[2], 'hash') ~= ARGV[2] then return 0 end
+redis.call('HSET', KEYS[1], 'token_hash', ARGV[2])
+redis.call('DEL', KEYS[2])
+return 1
+"""
+
 CLAIM_MAIL = """
 local at = redis.call('ZSCORE', KEYS[1], ARGV[1])
 if not at or tonumber(at) ~= tonumber(ARGV[2]) then return 0 end
@@ -143,6 +152,7 @@ class RedisPlayers(PlayerStore):
         self._claim_mail = r.register_script(CLAIM_MAIL)
         self._swap = r.register_script(SWAP)
         self._invite = r.register_script(INVITE)
+        self._take_recovery = r.register_script(TAKE_RECOVERY)
         if not self.r.exists(NAMES_FILLED):  # a store from before the name index: its players indexed once
             for key in self.r.scan_iter(match="{p:*}:player", count=1000):
                 pid, name = self.r.hmget(key, "id", "name")
@@ -182,6 +192,24 @@ class RedisPlayers(PlayerStore):
     def take_try(self, player_id, client, most, ttl):
         return bool(self._take_try(keys=[_p(player_id, "confirm-tries")],
                                    args=[client, most, max(1, int(ttl * 1000))]))
+
+    # ---- a lost token's recovery ------------------------------------------------------
+
+    def recovery_set(self, player_id, token_hash, expires):
+        key = _p(player_id, "recovery")
+        with self.r.pipeline(transaction=True) as pipe:  # one slot: the player's
+            pipe.delete(key)
+            pipe.hset(key, mapping={"hash": token_hash, "expires": repr(expires)})
+            pipe.expireat(key, int(expires) + 1)
+            pipe.execute()
+
+    def recovery_get(self, player_id):
+        h, expires = self.r.hmget(_p(player_id, "recovery"), "hash", "expires")
+        return {"hash": h.decode(), "expires": float(expires)} if h is not None and expires is not None else None
+
+    def recovery_take(self, player_id, old_hash, new_hash):
+        return bool(self._take_recovery(keys=[_p(player_id, "player"), _p(player_id, "recovery")],
+                                        args=[old_hash, new_hash]))
 
     # ---- confirmation mail ------------------------------------------------------------
 

@@ -227,3 +227,13 @@ class PlayersFound(Schema):
         "description": "in the order of the word that matched, then the id; each player once"})
     next = fields.String(required=True, allow_none=True, metadata={
         "description": "the cursor of the next page (`after`); null on the last"})
+
+
+class PlayerRecover(Strict):
+    email = fields.String(required=True, validate=validate.Length(min=1, max=320), metadata={
+        "description": "the player's confirmed address: a new token is mailed there, and only there"})
+
+
+class PlayerRecoverAsked(Schema):
+    detail = fields.String(required=True, metadata={
+        "description": "the same words for every address, known or not (nobody learns whose it is)"})
