@@ -141,14 +141,16 @@ def message(player: dict, to: str, token: str) -> EmailMessage:
     msg["Date"] = formatdate(localtime=False)
     msg["Auto-Submitted"] = "auto-generated"  # RFC 3834: no auto-replies
     base = os.environ.get("REFEREE_PUBLIC_URL", "").rstrip("/")
-    lines = ["Someone asked a game referee (castle-referee) for a new token for the player whose",
-             "confirmed address this is.", "", f"The new token: {token}", ""]
+    lines = ["Someone asked a game referee (castle-referee) for a new token for the",
+             "player whose confirmed address this is.", "", f"The new token: {token}", ""]
     if base:
         lines += [f"Open {base}/me#token={token} to use it.", ""]
     lines += ["Your old token goes on working until this one is first used; from then on only",
-              f"this one works, in every game you play. It works for {int(LIFE // 3600)} hours, unless",
-              "another message like this one follows it (then only the newest works).", "",
-              "If you did not ask, ignore this message: nothing changes unless the token is used.", ""]
+              f"this one works, in every game you play. It works for {int(LIFE // 3600)} hours,",
+              "unless another message like this one follows it (then only the newest",
+              "works).", "",
+              "If you did not ask, ignore this message: nothing changes unless the",
+              "token is used.", ""]
     msg.set_content("\n".join(lines))
     return msg
 
