@@ -1,5 +1,5 @@
 """Finding a player by name (``GET /v1/players?q=``): the players any of whose
-names' words begins with the text asked, case and width aside ("ann" finds "Ann",
+names' words begins with the text asked, case aside ("ann" finds "Ann",
 "Anna Smith" and "Mary-Ann"), a page at a time.
 
 What it answers is what a profile shows anyway, and less: the id, the name and

@@ -4,7 +4,9 @@ nowhere else: no answer, page or log line holds it; the store keeps only its has
 
 Nobody learns from asking whether an address is a player's: every well-formed
 request gets the same 202 answer, whatever the address, whether a message goes out
-or not (a malformed address is 400 naming ``email``, as anywhere). The message goes
+or not, and gets it before anything is looked up (a thread does that), so its timing
+tells nothing either (a malformed address is 400 naming ``email``, as anywhere).
+The message goes
 only to an address a player has *confirmed*, and is the player's own
 (``address_owner`` and the player's contacts agree), and to one address at most once
 an ``EVERY`` (an hour) whoever asks; requests are also counted per client address
@@ -78,19 +80,28 @@ def ask(service, body: dict, now: float | None = None) -> dict:
     email = check_email(body.get("email"), "email")
     if not email:
         raise MalformedMove("email is the player's confirmed address", field="email")
-    players = players_of(service)
-    now = time.time() if now is None else now
-    player = _owner(players, email)
-    if player is not None and players.claim_address(_address_claim(email), now, EVERY):
-        players.queue_mail(PREFIX + player["id"], now)
-        threading.Thread(target=_quietly, args=(service,), daemon=True, name="recovery-mail").start()
+    # Whose the address is, and whether it may be mailed now, is looked up on a thread
+    # of its own, for every address alike: the answer goes out before, so not even
+    # its timing tells a known address from an unknown one.
+    threading.Thread(target=_quietly, args=(service, email, time.time() if now is None else now),
+                     daemon=True, name="recovery-mail").start()
     return dict(ASKED)
 
 
-def _quietly(service) -> None:
-    try:
+def _asked(service, email: str, now: float) -> None:
+    """Queue the message for ``email`` if it is a player's confirmed address and has
+    had none within ``EVERY``, and try to send it at once."""
+    players = players_of(service)
+    player = _owner(players, email)
+    if player is not None and players.claim_address(_address_claim(email), now, EVERY):
+        players.queue_mail(PREFIX + player["id"], now)
         deliver_due(service)
-    except Exception:  # the store away for a moment: the sender's next round sends it
+
+
+def _quietly(service, email: str, now: float) -> None:
+    try:
+        _asked(service, email, now)
+    except Exception:  # the store away for a moment: a message queued is sent by the sender's rounds
         pass
 
 
