@@ -195,6 +195,28 @@ def over_http(rounds: int, seconds: float, redis_url: str) -> dict[str, float]:
     return out
 
 
+def signature_cost(n: int = 2000, repeat: int = 7) -> dict[str, float]:
+    """CPU µs of one receipt's signature, as the referee signs (libsodium) and as it
+    signed before (OpenSSL through ``cryptography``), same key, same message, best
+    of ``repeat`` interleaved tries; printed, shown only."""
+    from referee.trust.keys import _key, _new
+    from referee.trust.receipts import message
+
+    key = _key(*_new("2026-01-01T00:00:00.000000Z"), None)
+    msg = message("g" * 12, 123, "a" * 64, "2026-01-01T00:00:00.000000Z")
+    best = {"libsodium": float("inf"), "openssl": float("inf")}
+    sign = {"libsodium": key.sign, "openssl": key.private.sign}
+    for _ in range(repeat):
+        for name, f in sign.items():
+            start = time.process_time()
+            for _ in range(n):
+                f(msg)
+            best[name] = min(best[name], (time.process_time() - start) / n * 1e6)
+    print(f"  one signature, CPU: libsodium {best['libsodium']:5.1f} us, OpenSSL {best['openssl']:5.1f} us "
+          f"(OpenSSL / libsodium {best['openssl'] / best['libsodium']:4.2f}; shown)")
+    return best
+
+
 def section(rounds: int, seconds: float, lane_rounds: int, moves: int, redis_url: str | None = None) -> dict:
     """Both measures, printed; returns {"http": {store: ratio}, "in process": {...}}."""
     from benchmarks.run import start_redis
@@ -204,6 +226,7 @@ def section(rounds: int, seconds: float, lane_rounds: int, moves: int, redis_url
         proc, redis_url = start_redis(tempfile.mkdtemp(prefix="referee-receipts-redis-"))
     try:
         print("receipts: accepted moves/s with a signed receipt in every answer / the same referee signing none")
+        signature_cost()
         return {"http": over_http(rounds, seconds, redis_url) if rounds else {},
                 "in process": in_process(lane_rounds, moves, redis_url) if lane_rounds else {}}
     finally:

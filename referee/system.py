@@ -38,7 +38,7 @@ from referee.config import Config
 from referee.leagues import inviting
 from referee.leagues import running as leagues
 from referee.mail import contacts, links, outbox, sending
-from referee.players import accounts, confirmation, following, invitation_mail
+from referee.players import accounts, confirmation, following, invitation_mail, recovery
 from referee.queue import InlineQueue, make_queue
 from referee.service import GameService
 from referee.store import Store, open_store
@@ -67,6 +67,8 @@ def wire() -> None:
         sending.EVERY_ROUND.append(invitation_mail.deliver_due)
     if inviting.deliver_due not in sending.EVERY_ROUND:  # leagues' invitations not yet sent
         sending.EVERY_ROUND.append(inviting.deliver_due)
+    if recovery.deliver_due not in sending.EVERY_ROUND:  # new tokens for lost ones not yet sent
+        sending.EVERY_ROUND.append(recovery.deliver_due)
 
 
 def assemble(store: Store, queue=None, players: bool = True, **options) -> GameService:

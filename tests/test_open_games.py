@@ -274,3 +274,26 @@ def test_a_game_left_starting_by_a_dead_process_is_created_by_the_next_read(clie
     assert json.loads(players.open_get(game["id"]))["status"] == "started"
     r = client.post(f"/v1/games/{game['id']}/join", json={}, headers=auth(register(client, name="C")["token"]))
     assert r.status_code == 409 and r.json["code"] == "not-open"
+
+
+def test_a_null_clock_is_no_clock_and_a_given_one_is_shown_complete_before_the_game_starts(client, service):
+    """An open game's answers show the clock as the started game will keep it: none for
+    ``clock: null`` (the answers' options have no null clock: docs/api.md), a given clock
+    with its defaults filled in."""
+    ann, bob, cat = register(client, name="Ann"), register(client, name="Bob"), register(client, name="Cat")
+    complete = {"move_seconds": 3600, "remind_seconds": 0, "on_timeout": "remind"}
+    for clock, shown_clock, joiner in ((None, None, bob), ({"move_seconds": 3600}, complete, cat)):
+        game = new_game(client, [{"player": ann["id"]}, {"open": True}], options={"clock": clock})
+        gid = game["id"]
+        for options in (game["options"], client.get(f"/v1/games/{gid}").json["options"],
+                        next(g for g in client.get("/v1/games?status=open").json["games"] if g["id"] == gid)["options"]):
+            assert options.get("clock", "none") == (shown_clock or "none"), options
+        r = client.post(f"/v1/games/{gid}/join", json={}, headers=auth(joiner["token"]))
+        assert r.status_code == 201, r.json
+        summary = client.get(f"/v1/games/{gid}").json
+        assert summary["options"].get("clock", "none") == (shown_clock or "none")
+        assert summary["clock"] == (None if clock is None else {**complete, "paused": False})
+    # a bad clock is refused by name and keeps nothing, as at any game's creation
+    r = client.post("/v1/games", json={"game": GAME, "players": [{"player": ann["id"]}, {"open": True}],
+                                       "options": {"clock": {"move_seconds": 1}}}, headers=auth(ann["token"]))
+    assert r.status_code == 400 and r.json["field"] == "options.clock.move_seconds"

@@ -55,6 +55,12 @@ DEFAULTS = {"REFEREE_MOVE_RATE": "1200/minute", "REFEREE_AUTH_FAIL_RATE": "120/m
             "REFEREE_CONFIRM_RATE": "60/hour",
             # players registered per client address: each may mail a confirmation
             "REFEREE_REGISTER_RATE": "20/hour",
+            # searches for players by name per client address: enough for any person
+            # typing, too few to read every name out of the referee quickly
+            "REFEREE_SEARCH_RATE": "60/minute;1000/hour",
+            # new tokens asked for by e-mail per client address (each address is also
+            # mailed at most once an hour: referee/players/recovery.py)
+            "REFEREE_RECOVER_RATE": "10/hour",
             # games created, and the invitations they send, per client address and per token
             "REFEREE_CREATE_RATE": "120/minute;2000/day", "REFEREE_INVITE_RATE": "30/hour;100/day"}
 PREFIX = "referee-limits"
@@ -281,6 +287,8 @@ class Limiter:
                        "player_pages.confirm_post": ("REFEREE_CONFIRM_RATE", by_address),
                        "games.audit": ("REFEREE_AUDIT_RATE", by_address),
                        "players.register": ("REFEREE_REGISTER_RATE", by_address),
+                       "players.search": ("REFEREE_SEARCH_RATE", by_address),
+                       "players.recover": ("REFEREE_RECOVER_RATE", by_address),
                        "games.create_game": ("REFEREE_CREATE_RATE", by_address_and_token),
                        "leagues.create": ("REFEREE_CREATE_RATE", by_address_and_token)}
 

@@ -37,7 +37,8 @@ class LeagueCreate(Strict):
     rounds = fields.Raw(metadata={"description": "swiss and tables: 1 to 100"})
     table_size = fields.Raw(metadata={"description": "tables: seats per table"})
     cycles = fields.Raw(metadata={"description": "round-robin: 1 to 4 (2: home and away)"})
-    clock = fields.Dict(metadata={"description": "every game's clock (docs/clock.md)"})
+    clock = fields.Dict(allow_none=True, metadata={"description": "every game's clock (docs/clock.md); "
+                                                                 "null or left out: none"})
     points = fields.Dict(metadata={"description": "{win, draw, loss}, default {1, 0.5, 0}"})
 
 

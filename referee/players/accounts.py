@@ -18,7 +18,7 @@ from referee.errors import Unauthenticated
 from referee.events import utcnow
 from referee.games.base import MalformedMove, RefereeError
 from referee.mail.contacts import check_email, check_webhook, new_webhook_secret
-from referee.players import confirmation, current
+from referee.players import confirmation, current, recovery
 from referee.players.store import new_player_id, new_player_token, player_of_token, players_of
 
 BOTS = ("random", "basic")
@@ -119,8 +119,13 @@ def authenticate(service, token: str | None) -> dict:
         raise Unauthenticated("send Authorization: Bearer <player token>")
     pid = player_of_token(token)
     player = players_of(service).get(pid) if pid else None
-    if player is None or not hmac.compare_digest(player["token_hash"], token_hash(token)):
+    if player is None:
         raise Unauthenticated("the token is no player's")
+    presented = token_hash(token)
+    if not hmac.compare_digest(player["token_hash"], presented):
+        player = recovery.take_over(service, player, presented)  # a mailed token's first use, or None
+        if player is None:
+            raise Unauthenticated("the token is no player's")
     return player
 
 

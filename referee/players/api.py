@@ -10,7 +10,7 @@ from flask_smorest import Blueprint
 from referee.api import bodies, limits
 from referee.api.openapi import PUBLIC, TOKEN, binary, refusals
 from referee.api.routes import bearer, service, timed
-from referee.players import accounts, joining, lobby, pictures
+from referee.players import accounts, finding, joining, lobby, pictures, recovery
 from referee.players import schemas as s
 
 blp = Blueprint("players", __name__, url_prefix="/v1",
@@ -32,6 +32,36 @@ def register(args):
     confirmed; an address that had one within the window gets none (docs/players.md).
     Rate-limited per client (`REFEREE_REGISTER_RATE`)."""
     return accounts.register(service(), args)
+
+
+@blp.route("/players", methods=["GET"])
+@blp.arguments(s.PlayerSearchArgs(), location="query")
+@blp.response(200, s.PlayersFound)
+@refusals(blp, 400)
+@timed("players-search")
+@blp.doc(operationId="findPlayers", security=PUBLIC)
+def search(args):
+    """Find players by name: those any word of whose name begins with `q`, any case, a page
+    at a time (pass the answer's `next` as `after`). Each shows its id, name and whether it is
+    a bot, as its profile does; never a token or a contact. Rate-limited per client
+    (`REFEREE_SEARCH_RATE`)."""
+    return finding.find(service(), args["q"], args.get("after"), args["limit"])
+
+
+@blp.route("/players/recover", methods=["POST"])
+@blp.arguments(s.PlayerRecover())
+@blp.response(202, s.PlayerRecoverAsked)
+@refusals(blp, 400, 413, 415)
+@timed("players-recover")
+@blp.doc(operationId="recoverPlayerToken", security=PUBLIC)
+def recover(args):
+    """Ask for a new player token by e-mail: `{email}`, a player's confirmed address. The
+    answer is 202 with the same words whether or not the address is anybody's; if it is a
+    player's confirmed address, a new token is mailed there (at most once an hour an
+    address), and nowhere else. The old token works until the new one is first used; then
+    only the new one works, in every game of the player's too (docs/players.md). Rate-limited
+    per client (`REFEREE_RECOVER_RATE`)."""
+    return recovery.ask(service(), args)
 
 
 @blp.route("/players/me", methods=["GET"])

@@ -48,6 +48,12 @@ class PlayerStore:
         """A new player: public ``player`` {id, name, bot, created}, private parts."""
         raise NotImplementedError
 
+    def names_after(self, after: str, prefix: str, limit: int) -> list[str]:
+        """The name index's entries (referee/players/names.py) after ``after`` that
+        begin with ``prefix``, in order, at most ``limit``. ``create`` writes a
+        player's entries; a store made before the index fills it when opened."""
+        raise NotImplementedError
+
     def get(self, player_id: str) -> dict | None:
         """The whole record, private parts too: {id, name, bot, created, token_hash,
         contacts, confirm}. None: no such player."""
@@ -63,6 +69,23 @@ class PlayerStore:
         from it since the player's confirmation was last set, else False (nothing
         counted). Each client's count is its own, so nobody's guesses use up another
         client's tries; a count lives ``ttl`` seconds at least (a code's life)."""
+        raise NotImplementedError
+
+    # ---- a lost token's recovery (referee/players/recovery.py) --------------------------
+
+    def recovery_set(self, player_id: str, token_hash: str, expires: float) -> None:
+        """Keep the hash of the token just mailed to the player's address, until
+        ``expires`` (one at a time: a later one replaces it)."""
+        raise NotImplementedError
+
+    def recovery_get(self, player_id: str) -> dict | None:
+        """``{hash, expires}`` of the mailed token not yet used, or None."""
+        raise NotImplementedError
+
+    def recovery_take(self, player_id: str, old_hash: str, new_hash: str) -> bool:
+        """In one atomic step: if the player's token hash is still ``old_hash`` and the
+        mailed token's is ``new_hash``, make it the player's token (the old one stops
+        working) and forget the mailed one. False: either has changed meanwhile."""
         raise NotImplementedError
 
     # ---- confirmation mail ------------------------------------------------------------

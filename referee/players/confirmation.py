@@ -177,7 +177,7 @@ def deliver_due(service, now: float | None = None, limit: int = 50) -> int:
     now = time.time() if now is None else now
     sent = 0
     for entry in players.due_mail(now, limit):
-        if "." in entry["player"]:  # an invitation (no player id holds a dot): its own room sends it
+        if "." in entry["player"]:  # an invitation's or a recovery's (no player id holds a dot): their own rooms send them
             continue
         if not players.claim_mail(entry, now + sending.lease()):
             continue

@@ -32,6 +32,7 @@ import hmac
 import json
 import secrets
 
+from referee import clock as clockmod
 from referee import entries
 from referee import rng as rngmod
 from referee.caller import new_token, token_hash
@@ -149,6 +150,11 @@ def open_game(service, game: str, players: list, options: dict | None, spectator
         raise MalformedMove("game must be a string", field="game")
     check = {k: v for k, v in options.items() if k != "seed"}
     Table.created_event(game, "check", names, check, "check", False)  # the game, its options, its size
+    # The clock kept as a started game keeps it (referee/clock.py): complete, and a null
+    # clock (none) left out, so the open game's answers show what the game will have.
+    clock = clockmod.check_clock(options.pop("clock", None))
+    if clock is not None:
+        options["clock"] = clock
     parse_spectators(spectators)  # checked now: the game's creation must not fail later
     given = seed_text(options.get("seed"))
     contributions_of([s if isinstance(s, dict) else {} for s in seats], stacked(options))
@@ -233,8 +239,9 @@ def shown(service, record: dict) -> dict:
     invited); a seat kept for a player by that player's name, ``invited`` until they
     take it; the commitment to the seed (null for an open game from before
     commitments came first)."""
+    # an open game kept before its null clock was left out at creation shows none either
     options = {k: ("hidden until the game ends" if k in DECK_OPTIONS and v is not None else v)
-               for k, v in record["options"].items() if k != "seed"}
+               for k, v in record["options"].items() if k != "seed" and not (k == "clock" and v is None)}
     seats = []
     for i, s in enumerate(record["seats"]):
         if "open" in s:

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import json
 
+from referee.players import names
 from referee.players.base import Conflict, PlayerStore
 from referee.players.sqlite import entry_of
 
@@ -35,6 +36,9 @@ RATING_KEYS = [R + "games", R + "order", R + "pending"]
 M = "{referee:player-mail}:"
 INVITES_KEPT = 100  # an address's newest games it was invited to, the most it is shown
 LOBBY = "{referee:lobby}:open"  # open games' ids, by when they were opened
+# the name index (referee/players/names.py): a sorted set of entries, all scored 0,
+# so in the order of their bytes; and the mark that a store from before it was filled
+NAMES, NAMES_FILLED = "{referee:player-names}", "{referee:player-names}:filled"
 
 SWAP = """
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
@@ -85,6 +89,15 @@ TAKE_TRY = """
 if tonumber(redis.call('HGET', KEYS[1], ARGV[1]) or '0') >= tonumber(ARGV[2]) then return 0 end
 redis.call('HINCRBY', KEYS[1], ARGV[1], 1)
 if redis.call('PTTL', KEYS[1]) < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[3]) end
+return 1
+"""
+
+# KEYS: the player, its mailed recovery token. ARGV: the old token hash, the new one.
+TAKE_RECOVERY = """
+if redis.call('HGET', KEYS[1], 'token_hash') ~= ARGV[1] then return 0 end
+if redis.call('HGET', KEYS[2], 'hash') ~= ARGV[2] then return 0 end
+redis.call('HSET', KEYS[1], 'token_hash', ARGV[2])
+redis.call('DEL', KEYS[2])
 return 1
 """
 
@@ -140,6 +153,13 @@ class RedisPlayers(PlayerStore):
         self._claim_mail = r.register_script(CLAIM_MAIL)
         self._swap = r.register_script(SWAP)
         self._invite = r.register_script(INVITE)
+        self._take_recovery = r.register_script(TAKE_RECOVERY)
+        if not self.r.exists(NAMES_FILLED):  # a store from before the name index: its players indexed once
+            for key in self.r.scan_iter(match="{p:*}:player", count=1000):
+                pid, name = self.r.hmget(key, "id", "name")
+                if pid is not None and name is not None:
+                    self.r.zadd(NAMES, {e: 0 for e in names.entries(pid.decode(), name.decode())})
+            self.r.set(NAMES_FILLED, 1)
 
     # ---- players ---------------------------------------------------------------------
 
@@ -150,6 +170,12 @@ class RedisPlayers(PlayerStore):
         if not self.r.hsetnx(_p(player["id"], "player"), "id", player["id"]):
             raise ValueError(f"player {player['id']} exists already")
         self.r.hset(_p(player["id"], "player"), mapping=fields)
+        self.r.zadd(NAMES, {e: 0 for e in names.entries(player["id"], player["name"])})
+
+    def names_after(self, after, prefix, limit):
+        # every entry that begins with ``prefix`` sorts below its bytes and 0xff (no UTF-8 byte)
+        got = self.r.zrangebylex(NAMES, b"(" + after.encode(), b"(" + prefix.encode() + b"\xff", start=0, num=limit)
+        return [e.decode() for e in got]
 
     def get(self, player_id):
         h = self.r.hgetall(_p(player_id, "player"))
@@ -167,6 +193,24 @@ class RedisPlayers(PlayerStore):
     def take_try(self, player_id, client, most, ttl):
         return bool(self._take_try(keys=[_p(player_id, "confirm-tries")],
                                    args=[client, most, max(1, int(ttl * 1000))]))
+
+    # ---- a lost token's recovery ------------------------------------------------------
+
+    def recovery_set(self, player_id, token_hash, expires):
+        key = _p(player_id, "recovery")
+        with self.r.pipeline(transaction=True) as pipe:  # one slot: the player's
+            pipe.delete(key)
+            pipe.hset(key, mapping={"hash": token_hash, "expires": repr(expires)})
+            pipe.expireat(key, int(expires) + 1)
+            pipe.execute()
+
+    def recovery_get(self, player_id):
+        h, expires = self.r.hmget(_p(player_id, "recovery"), "hash", "expires")
+        return {"hash": h.decode(), "expires": float(expires)} if h is not None and expires is not None else None
+
+    def recovery_take(self, player_id, old_hash, new_hash):
+        return bool(self._take_recovery(keys=[_p(player_id, "player"), _p(player_id, "recovery")],
+                                        args=[old_hash, new_hash]))
 
     # ---- confirmation mail ------------------------------------------------------------
 

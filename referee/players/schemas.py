@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from marshmallow import Schema, fields, validate
 
+from referee.players import finding
 from referee.players.current import MAX_PAGE, PAGE, WAITING
 from schemas import Strict
 
@@ -214,3 +215,36 @@ class Joined(Schema):
     receipt = fields.Nested("Receipt", allow_none=True, metadata={
         "description": "a join's or fill's: the receipt of the created game's first event, when this call "
                        "took the last seat; null when seats remain (nothing is appended)"})
+
+
+class PlayerSearchArgs(Strict):
+    q = fields.String(required=True, validate=validate.Length(min=1, max=finding.WIDTH), metadata={
+        "description": "the start of a word of the name, any case: `ann` finds Ann, Anna Smith and Mary-Ann"})
+    after = fields.String(validate=validate.Length(min=1, max=1000), metadata={
+        "description": "the cursor: the `next` of the page before, asked with the same `q`"})
+    limit = fields.Integer(load_default=finding.PAGE, validate=validate.Range(min=1, max=finding.MAX_PAGE),
+                           metadata={"description": f"at most this many players (1-{finding.MAX_PAGE}, "
+                                                    f"default {finding.PAGE})"})
+
+
+class PlayerFound(Schema):
+    id = fields.String(required=True)
+    name = fields.String(required=True)
+    bot = fields.String(required=True, allow_none=True, metadata={"description": "random or basic: a bot player"})
+
+
+class PlayersFound(Schema):
+    players = fields.List(fields.Nested(PlayerFound), required=True, metadata={
+        "description": "in the order of the word that matched, then the id; each player once"})
+    next = fields.String(required=True, allow_none=True, metadata={
+        "description": "the cursor of the next page (`after`); null on the last"})
+
+
+class PlayerRecover(Strict):
+    email = fields.String(required=True, validate=validate.Length(min=1, max=320), metadata={
+        "description": "the player's confirmed address: a new token is mailed there, and only there"})
+
+
+class PlayerRecoverAsked(Schema):
+    detail = fields.String(required=True, metadata={
+        "description": "the same words for every address, known or not (nobody learns whose it is)"})

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 
+from referee.players import names
 from referee.players.base import Conflict, PlayerStore
 from referee.store.sqlite import SideTables
 
@@ -49,6 +50,11 @@ CREATE TABLE IF NOT EXISTS confirm_tries (
 CREATE TABLE IF NOT EXISTS player_invitations (
     player TEXT NOT NULL, what TEXT NOT NULL, expires REAL NOT NULL,
     PRIMARY KEY (player, what)) WITHOUT ROWID;
+-- the name index (referee/players/names.py): one entry a word of a player's name
+CREATE TABLE IF NOT EXISTS player_names (entry TEXT PRIMARY KEY) WITHOUT ROWID;
+-- a token mailed to recover a player's lost one, until first used (referee/players/recovery.py)
+CREATE TABLE IF NOT EXISTS player_recovery (
+    player TEXT PRIMARY KEY, hash TEXT NOT NULL, expires REAL NOT NULL) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS invitation_mail (
     player TEXT NOT NULL, inviter TEXT NOT NULL, until REAL NOT NULL,
     PRIMARY KEY (player, inviter)) WITHOUT ROWID;
@@ -58,6 +64,14 @@ CREATE TABLE IF NOT EXISTS invitation_mail (
 class SqlitePlayers(SideTables, PlayerStore):
     SCHEMA = SCHEMA
 
+    def __init__(self, store):
+        super().__init__(store)
+        with self._tx() as conn:  # a file from before the name index: its players indexed once
+            if conn.execute("SELECT 1 FROM player_names LIMIT 1").fetchone() is None:
+                conn.executemany("INSERT OR IGNORE INTO player_names VALUES (?)",
+                                 [(e,) for pid, name in conn.execute("SELECT id, name FROM players").fetchall()
+                                  for e in names.entries(pid, name)])
+
     # ---- players ---------------------------------------------------------------------
 
     def create(self, player, token_hash, contacts, confirm):
@@ -65,6 +79,14 @@ class SqlitePlayers(SideTables, PlayerStore):
             conn.execute("INSERT INTO players VALUES (?, ?, ?, ?, ?, ?, ?, 0)",
                          (player["id"], player["name"], player.get("bot"), player["created"], token_hash,
                           json.dumps(contacts), None if confirm is None else json.dumps(confirm)))
+            conn.executemany("INSERT OR IGNORE INTO player_names VALUES (?)",
+                             [(e,) for e in names.entries(player["id"], player["name"])])
+
+    def names_after(self, after, prefix, limit):
+        # every entry that begins with ``prefix`` sorts below ``prefix`` + the last code point
+        rows = self._read("SELECT entry FROM player_names WHERE entry > ? AND entry < ? ORDER BY entry LIMIT ?",
+                          (after, prefix + "\U0010ffff", limit))
+        return [r[0] for r in rows]
 
     def get(self, player_id):
         rows = self._read("SELECT id, name, bot, created, token_hash, contacts, confirm "
@@ -90,6 +112,25 @@ class SqlitePlayers(SideTables, PlayerStore):
         with self._tx() as conn:
             return conn.execute("INSERT INTO confirm_tries VALUES (?, ?, 1) ON CONFLICT (player, client) "
                                 "DO UPDATE SET n = n + 1 WHERE n < ?", (player_id, client, most)).rowcount == 1
+
+    # ---- a lost token's recovery ------------------------------------------------------
+
+    def recovery_set(self, player_id, token_hash, expires):
+        with self._tx() as conn:
+            conn.execute("INSERT OR REPLACE INTO player_recovery VALUES (?, ?, ?)", (player_id, token_hash, expires))
+
+    def recovery_get(self, player_id):
+        rows = self._read("SELECT hash, expires FROM player_recovery WHERE player = ?", (player_id,))
+        return {"hash": rows[0][0], "expires": rows[0][1]} if rows else None
+
+    def recovery_take(self, player_id, old_hash, new_hash):
+        with self._tx() as conn:  # read and written in one transaction begun at once
+            if not conn.execute("SELECT 1 FROM players JOIN player_recovery ON player = id WHERE id = ? "
+                                "AND token_hash = ? AND hash = ?", (player_id, old_hash, new_hash)).fetchall():
+                return False
+            conn.execute("UPDATE players SET token_hash = ? WHERE id = ?", (new_hash, player_id))
+            conn.execute("DELETE FROM player_recovery WHERE player = ?", (player_id,))
+        return True
 
     # ---- confirmation mail ------------------------------------------------------------
 

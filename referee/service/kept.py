@@ -50,7 +50,10 @@ class Keeping:
             return self._authenticate(rec, presented)
         except Unauthenticated:
             if self.someones_token(token):  # known, only not here: authenticated, so 403
-                raise NotYourSeat("this player holds no seat in this game") from None
+                try:  # unless its player's record has just given this game the token (a recovered one)
+                    return self._authenticate(self.record(game_id), presented)
+                except Unauthenticated:
+                    raise NotYourSeat("this player holds no seat in this game") from None
             raise
 
     @staticmethod

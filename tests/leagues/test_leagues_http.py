@@ -372,3 +372,11 @@ def test_a_players_profile_lists_their_leagues(client):
     shown = client.get(f"/v1/players/{ps[2]['id']}").json["leagues"][0]
     assert shown["name"] == "Winter" and set(shown) == {"id", "name", "game", "format", "created_at",
                                                           "status", "version", "organiser"}  # nothing private
+
+
+def test_a_leagues_null_clock_is_no_clock(client):
+    """``clock: null`` is a league without a clock, as it is a game's (docs/leagues.md)."""
+    league = create(client, players(client, 2), clock=None)
+    gid = client.get(f"/v1/leagues/{league['id']}").json["rounds"][0]["games"][0]["game"]
+    game = client.get(f"/v1/games/{gid}").json
+    assert game["clock"] is None and "clock" not in game["options"]
