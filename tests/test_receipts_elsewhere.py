@@ -1,10 +1,8 @@
-"""Receipts checked as a client in another language would check them: with PyNaCl
-(libsodium's Ed25519) and the message bytes built from the contract's text ("Signed
-receipts"), nothing of the referee's own code. (The referee signs with libsodium
-too; OpenSSL's Ed25519, a second implementation, checks the same receipts in
-tests/test_receipts.py and `referee verify-receipt`.) Every channel that carries a
-receipt: the answers, the receipt asked for, the e-mail notices and the webhooks.
-Both stores."""
+"""Receipts checked as a client in another language would check them: with a second
+Ed25519 implementation (PyNaCl, libsodium's), the message bytes built from the
+contract's text ("Signed receipts"), nothing of the referee's own code. Every
+channel that carries a receipt: the answers, the receipt asked for, the e-mail
+notices and the webhooks. Both stores."""
 
 from __future__ import annotations
 

@@ -40,7 +40,6 @@ from cryptography.hazmat.primitives.serialization import (
     PrivateFormat,
     PublicFormat,
 )
-from nacl.bindings import crypto_sign, crypto_sign_seed_keypair
 
 from referee.events import utcnow
 
@@ -61,17 +60,10 @@ class Key:
     since: str  # when it became current (UTC, ISO 8601, as an event's ``at``)
     until: str | None = None  # when another replaced it; None while current
     private: Ed25519PrivateKey | None = field(default=None, repr=False, compare=False)
-    # The same private key as libsodium holds it (seed and public key, 64 bytes), which
-    # signs: a receipt is signed on every answer that appends, and libsodium's signing
-    # takes about a third of the time of OpenSSL's through ``cryptography``, which sets
-    # up a fresh signing context on every call (benchmarks/README.md, "Signed receipts").
-    # Ed25519 signatures are deterministic: both give the same 64 bytes
-    # (tests/test_receipts.py holds them to it).
-    sodium: bytes | None = field(default=None, repr=False, compare=False)
 
     def sign(self, message: bytes) -> bytes:
         """The 64-byte Ed25519 signature of ``message``."""
-        return crypto_sign(message, self.sodium)[:64]  # libsodium's signed message: signature first
+        return self.private.sign(message)
 
     def listed(self) -> dict:
         """The key as ``GET /v1/keys`` lists it: its public half only."""
@@ -90,13 +82,9 @@ def _new(since: str) -> tuple[str, str]:
 
 def _key(kid: str, record: str, until: str | None) -> Key:
     stored = json.loads(record)
-    seed = base64.b64decode(stored["private"])
-    private = Ed25519PrivateKey.from_private_bytes(seed)
+    private = Ed25519PrivateKey.from_private_bytes(base64.b64decode(stored["private"]))
     public = private.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
-    sodium_public, sodium = crypto_sign_seed_keypair(seed)
-    if sodium_public != public:  # two implementations of one key: never, unless one is broken
-        raise ValueError(f"key {kid}: libsodium derives another public key than OpenSSL")
-    return Key(kid, public, stored["since"], until, private, sodium)
+    return Key(kid, public, stored["since"], until, private)
 
 
 class SqliteKeys:
