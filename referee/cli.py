@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 
+from referee import audit_commands  # audit, audit-league, replay: light, a log's pure functions
 from referee.config import Config
 from referee.players import commands as rating_commands  # ratings --check / --catch-up
 from referee.trust import commands as trust_commands  # keys, verify-receipt: light, as the audit
@@ -247,70 +247,6 @@ def cmd_mail_gateway(args) -> int:
     return 0
 
 
-def _read_log(path: str) -> bytes:
-    """A log's bytes: the file, or standard input for ``-`` (``referee export ID | referee audit -``)."""
-    if path == "-":
-        return sys.stdin.buffer.read()
-    with open(path, "rb") as fh:
-        return fh.read()
-
-
-def _why_not(report: dict) -> str:
-    """A report's first divergence in one line, for standard error."""
-    err = report["first_error"]
-    where = f"event {err['seq']}" if err["seq"] is not None else "the log"
-    return f"{where}: {err['code']}: {err['detail']}"
-
-
-def cmd_audit(args) -> int:
-    """One verdict a file: with one file its report, as ``POST /v1/audit`` answers; with
-    several, one line each, the report with the file's name (JSON Lines, in the order
-    given). 0 when every file audits, else 1, each failure named on standard error.
-    A pure function of the logs: only the rules, the bots and the log are loaded
-    (referee/standalone.py), never the service's web framework, stores or queue."""
-    from referee import standalone
-    from referee.audit import audit
-
-    standalone.wire()  # bot seats' moves are derived again by the referee's own players
-    failed = 0
-    for path in args.files:
-        try:
-            report = audit(_read_log(path))
-        except OSError as err:  # no such file, a folder, unreadable: a verdict too
-            report = {"valid": False, "events": 0, "chain": "broken", "seed": "not-reached",
-                      "result": None, "first_error": {"seq": None, "code": "unreadable-file",
-                                                      "detail": f"the file cannot be read: {err.strerror}"}}
-        if len(args.files) == 1:
-            print(json.dumps(report, indent=2, sort_keys=True))
-        else:
-            print(json.dumps({"file": path, **report}, sort_keys=True), flush=True)
-        if not report["valid"]:
-            failed += 1
-            print(f"{path}: does not audit: {_why_not(report)}", file=sys.stderr)
-    if len(args.files) > 1 and failed:
-        print(f"{failed} of {len(args.files)} files do not audit", file=sys.stderr)
-    return 1 if failed else 0
-
-
-def cmd_audit_league(args) -> int:
-    """A league's bundle: 0 when everything matches, else 1 and the first divergence."""
-    from referee import standalone
-    from referee.leagues import audit_league
-
-    standalone.wire()  # as `referee audit`: the rules, the bots and the logs, no service
-    try:
-        raw = _read_log(args.file)
-    except OSError as err:
-        print(f"{args.file}: the file cannot be read: {err.strerror}", file=sys.stderr)
-        return 1
-    report = audit_league(raw)
-    print(json.dumps(report, indent=2, sort_keys=True))
-    err = report["first_error"]
-    if err is not None:
-        print(f"first divergence: {err['where']}: {err['code']}: {err['detail']}", file=sys.stderr)
-    return 0 if report["valid"] else 1
-
-
 def cmd_export(args) -> int:
     from referee.errors import NoSuchGame
     from referee.system import build as build_service
@@ -324,45 +260,6 @@ def cmd_export(args) -> int:
     except NoSuchGame as err:
         print(err.detail, file=sys.stderr)
         return 1
-    return 0
-
-
-def cmd_replay(args) -> int:
-    from referee import standalone
-    from referee.audit import audit
-    from referee.events import Event
-    from referee.games.base import ADMIN
-    from referee.narration import holders
-    from referee.table import Table
-
-    # Audited first: a replay tells the game as fact, so it tells only a log the
-    # rules derive (a forged move would be printed as played, and the replay then
-    # trip over what follows from it). A running game's log audits too.
-    try:
-        raw = _read_log(args.file)
-    except OSError as err:
-        print(f"{args.file}: the file cannot be read: {err.strerror}", file=sys.stderr)
-        return 1
-    standalone.wire()  # a bot seat's moves are derived again by the referee's own players
-    report = audit(raw)
-    if not report["valid"]:
-        print(f"{args.file}: does not audit, so it is not replayed: {_why_not(report)}", file=sys.stderr)
-        return 1
-    events = [Event.from_dict(json.loads(line)) for line in raw.decode("utf-8").split("\n") if line.strip()]
-    table = Table.from_created(events[0])
-    eng = table.engine
-    created = events[0].payload
-    print(f"{eng.title}: game {created['id']}, "
-          + ", ".join(f"seat {s['seat']} {s['name']}" for s in created["seats"]))
-    for ev in events[1:]:
-        table.apply(ev)
-        print(f"[{ev.seq}] {ev.at}  {holders(table).narrate(eng, ev)}")  # who held each seat then
-        if args.boards:
-            print(eng.render(table.state, ADMIN))
-    print()
-    print(eng.render(table.state, ADMIN))
-    if table.state.result:
-        print(f"result: {json.dumps(table.state.result)}")
     return 0
 
 
@@ -420,24 +317,10 @@ def parser() -> argparse.ArgumentParser:
     sp.add_argument("--domain", help="the reply addresses' domain; else $REFEREE_MAIL_DOMAIN")
     sp.set_defaults(fn=cmd_mail_gateway)
 
-    sp = sub.add_parser("audit", help="verify exported logs (JSON Lines), one verdict a file")
-    sp.add_argument("files", nargs="+", metavar="FILE",
-                    help="an export, or - for standard input; several: one report line each, exit 1 if any fails")
-    sp.set_defaults(fn=cmd_audit)
-
-    sp = sub.add_parser("audit-league", help="verify a league's export (its bundle)")
-    sp.add_argument("file", help="the bundle (GET /v1/leagues/ID/export)")
-    sp.set_defaults(fn=cmd_audit_league)
-
     sp = sub.add_parser("export", help="print a game's whole log as JSON Lines")
     store_opts(sp)
     sp.add_argument("game_id")
     sp.set_defaults(fn=cmd_export)
-
-    sp = sub.add_parser("replay", help="print an exported game step by step")
-    sp.add_argument("file")
-    sp.add_argument("--boards", action="store_true", help="print the position after every event")
-    sp.set_defaults(fn=cmd_replay)
 
     sp = sub.add_parser("games", help="list the games in the store")
     store_opts(sp)
@@ -446,6 +329,7 @@ def parser() -> argparse.ArgumentParser:
     sp.add_argument("--after", help="the id the previous page ended with (newest first)")
     sp.set_defaults(fn=cmd_games)
 
+    audit_commands.add(sub)  # referee audit, audit-league, replay (referee/audit_commands.py)
     rating_commands.add(sub, store_opts)  # referee ratings (referee/players/commands.py)
     trust_commands.add(sub)  # referee keys list|rotate, referee verify-receipt (referee/trust/commands.py)
     return p

@@ -37,7 +37,7 @@ from referee import bots, entries, standalone, timeouts
 from referee.config import Config
 from referee.leagues import inviting
 from referee.leagues import running as leagues
-from referee.mail import contacts, links, outbox, sending
+from referee.mail import contacts, links, outbox
 from referee.players import accounts, confirmation, following, invitation_mail, recovery
 from referee.queue import InlineQueue, make_queue
 from referee.service import GameService
@@ -57,18 +57,6 @@ def wire() -> None:
     entries.register_on_tokens("links", lambda service, game_id, tokens: (
         {"links": found} if (found := links.for_new_game(service, game_id, tokens)) else {}))
     standalone.wire()  # the table's bot players: all an audit needs (referee/standalone.py)
-    if leagues.player_leagues not in accounts.LEAGUES_OF:  # a profile's leagues
-        accounts.LEAGUES_OF.append(leagues.player_leagues)
-    if leagues.invitations_of not in accounts.LEAGUE_INVITATIONS_OF:  # /me's league invitations
-        accounts.LEAGUE_INVITATIONS_OF.append(leagues.invitations_of)
-    if confirmation.deliver_due not in sending.EVERY_ROUND:  # players' confirmations not yet sent
-        sending.EVERY_ROUND.append(confirmation.deliver_due)
-    if invitation_mail.deliver_due not in sending.EVERY_ROUND:  # open games' invitations not yet sent
-        sending.EVERY_ROUND.append(invitation_mail.deliver_due)
-    if inviting.deliver_due not in sending.EVERY_ROUND:  # leagues' invitations not yet sent
-        sending.EVERY_ROUND.append(inviting.deliver_due)
-    if recovery.deliver_due not in sending.EVERY_ROUND:  # new tokens for lost ones not yet sent
-        sending.EVERY_ROUND.append(recovery.deliver_due)
 
 
 def assemble(store: Store, queue=None, players: bool = True, **options) -> GameService:
@@ -83,6 +71,13 @@ def assemble(store: Store, queue=None, players: bool = True, **options) -> GameS
     options.setdefault("receipts", Receipts(ring_of(store)))  # one key ring per service, in the store
     service = GameService(store, queue, **options)
     service.someones_token = functools.partial(accounts.is_players_token, service)
+    service.leagues_of = [leagues.player_leagues]  # a profile's leagues
+    service.league_invitations_of = [leagues.invitations_of]  # /me's league invitations
+    # what the background sender tries each round beside the notices, not yet sent:
+    service.senders = [confirmation.deliver_due,  # players' confirmation messages
+                       invitation_mail.deliver_due,  # open games' invitations
+                       inviting.deliver_due,  # leagues' invitations
+                       recovery.deliver_due]  # new tokens for lost ones
     service.followers.subscribe("notices", outbox.follow(service))
     service.followers.subscribe("leagues", leagues.follow(service))
     if players:

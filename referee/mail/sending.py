@@ -331,7 +331,7 @@ class Sender(threading.Thread):
                 deliver_due(self.service)
             except Exception:  # the store away for a moment: try again next round
                 pass
-            for more in EVERY_ROUND:  # what other rooms send (referee/system.py registers them)
+            for more in self.service.senders:  # what other rooms send (referee/system.py hands them over)
                 try:
                     more(self.service)
                 except Exception:
@@ -340,11 +340,6 @@ class Sender(threading.Thread):
 
     def stop(self) -> None:
         self.stopping.set()
-
-
-# Other senders the background sender runs each round, ``deliver(service)``: the
-# players' confirmation messages a first try did not send, for one.
-EVERY_ROUND: list = []
 
 
 def start_sender(service, interval: float = 1.0) -> Sender:

@@ -103,14 +103,8 @@ def public(service, player: dict, games: list, after: str | None = None, limit: 
             "ratings": players.ratings(player["id"]), "games": stats,
             "played": sum(s["played"] for s in stats.values()), "won": sum(s["won"] for s in stats.values()),
             "current_games": shown, "current_games_next": more,
-            "leagues": [lg for find in LEAGUES_OF for lg in find(service, player["id"])]}
-
-
-# Where a player's leagues are found: registered by referee/system.py (the leagues
-# room follows the players', so the players' room names it not).
-LEAGUES_OF: list = []
-# And the leagues inviting a player (``/me``), registered the same way.
-LEAGUE_INVITATIONS_OF: list = []
+            # (the leagues room follows the players': referee/system.py hands its finder over)
+            "leagues": [lg for find in service.leagues_of for lg in find(service, player["id"])]}
 
 
 def authenticate(service, token: str | None) -> dict:

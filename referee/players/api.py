@@ -78,7 +78,7 @@ def me(args):
     out = accounts.me(service(), bearer(), args.get("after"), args["limit"])
     player = accounts.authenticate(service(), bearer())
     return {**out, "invitations": joining.invitations_of(service(), player),
-            "league_invitations": [i for find in accounts.LEAGUE_INVITATIONS_OF for i in find(service(), player["id"])]}
+            "league_invitations": [i for find in service().league_invitations_of for i in find(service(), player["id"])]}
 
 
 @blp.route("/players/me", methods=["PATCH"])

@@ -26,7 +26,7 @@ A seat kept for somebody (referee/players/lobby.py) gets one message:
 Each message is queued in the player store's mail queue under ``invite.GAME.SEAT``
 (no player id holds a dot), tried at once on a thread of its own, and retried with
 backoff by the background sender's round (``deliver_due`` in
-``sending.EVERY_ROUND``), each claimed before it is sent: a failing SMTP server
+``service.senders``, referee/system.py), each claimed before it is sent: a failing SMTP server
 loses none and sends none twice. Creating the game never waits for SMTP.
 """
 

@@ -81,6 +81,13 @@ class GameService(Keeping, Reading, Moves, Steps, Creating, Receipting):
         # player's): that caller is known, only holds no seat here, and is refused 403
         # rather than 401. The player layer answers it (referee/system.py).
         self.someones_token: Callable[[str], bool] = lambda token: False
+        # What other rooms hand the service at assembly (referee/system.py), so that
+        # no room names another: the senders the background sender runs each round
+        # beside the notices' (``sender(service)``), and where a player's leagues and
+        # the leagues inviting them are found (``find(service, player_id)``).
+        self.senders: list[Callable] = []
+        self.leagues_of: list[Callable] = []
+        self.league_invitations_of: list[Callable] = []
         self._locks = [threading.RLock() for _ in range(64)]
         self._cache_lock = threading.Lock()
 

@@ -10,7 +10,7 @@ from referee.events import Event
 from referee.games.base import ADMIN
 from referee.service.shared import DECK_OPTIONS, MAX_VERSION, deadlines
 from referee.store.base import GameRecord
-from referee.table import Table
+from referee.table import SEAT_REPLACED, Table
 
 
 class Reading:
@@ -103,7 +103,15 @@ class Reading:
         self._heal(rec)
         with self._lock(game_id):
             table = self.load(game_id, rec)
-        evs = self.store.events(game_id, after=after, limit=limit)
+            evs = self.store.events(game_id, after=after, limit=limit)
+            if caller.seat is not None and any(ev.type == SEAT_REPLACED and ev.payload.get("seat") == caller.seat
+                                               for ev in evs):
+                # The seat changed hands within what is read, maybe after this caller
+                # was authenticated: a replacement appends, then rewrites the record's
+                # tokens, holding this lock throughout, so the record read now says
+                # whether the token is still the seat's. The old holder sees nothing after.
+                if self.record(game_id).tokens.get(caller.token_hash) != caller.seat:
+                    raise Unauthenticated("the token is not one of this game's")
         return {"version": table.seq,
                 "events": [self._redact(table, ev, caller.viewer) for ev in evs]}
 

@@ -20,6 +20,7 @@ import redis
 
 from referee.events import Event
 from referee.store.base import KEEP, Conflict, DuplicateRequest, GameRecord, Snapshot, Store
+from referee.store.redis_scripts import APPEND, COUNT_MOVES, CREATE, INDEX_TIMER, MOVE, SET_TIMER
 
 log = logging.getLogger("referee.store")
 DEFAULT_ANSWER_HOURS = 168
@@ -36,107 +37,7 @@ LIST = "{referee:list}:"
 STATUSES = ("active", "settling", "finished", "aborted")
 LIST_KEYS = [LIST + "all", LIST + "version"] + [LIST + s for s in STATUSES]
 
-MOVE = """
-local v = redis.call('HGET', KEYS[2], ARGV[2])
-if v and tonumber(v) >= tonumber(ARGV[3]) then return 0 end
-redis.call('HSET', KEYS[2], ARGV[2], ARGV[3])
-redis.call('ZADD', KEYS[1], 0, ARGV[1])
-for i = 3, #KEYS do
-  if KEYS[i] == KEYS[1]:sub(1, -4) .. ARGV[4] then redis.call('ZADD', KEYS[i], 0, ARGV[1])
-  else redis.call('ZREM', KEYS[i], ARGV[1]) end
-end
-return 1
-"""
-
-# KEYS: the game's log, meta, answer and cached state, then the tally's counters
-# (the rate limiter's, referee/api/limits.py: the ones read, then the ones hit).
-# ARGV: expected length, status, answer, snapshot (seq, code, blob), timer, the
-# record's text ('' : not compared), '1' when the same append is sent again (see
-# SENT_AGAIN), how many counters are read and hit, how many of the events are
-# moves and the seats to act after them ('keep': as they were) for the listing,
-# the seconds a recorded answer is kept (its Idempotency-Key honoured), each read
-# counter's limit, each hit one's limit and seconds, then the events.
-APPEND = """
-local r, h = tonumber(ARGV[10]), tonumber(ARGV[11])
-local a = 15
-for i = 1, r do
-  if tonumber(redis.call('GET', KEYS[4 + i]) or '0') >= tonumber(ARGV[a + i - 1]) then return {3, i} end
-end
-a = a + r
-local over = 0
-for j = 1, h do
-  local key = KEYS[4 + r + j]
-  redis.call('SET', key, 0, 'EX', ARGV[a + 2 * j - 1], 'NX')
-  if redis.call('INCR', key) > tonumber(ARGV[a + 2 * j - 2]) and over == 0 then over = j end
-end
-if over > 0 then return {3, r + over} end
-local first = a + 2 * h
-local n = redis.call('LLEN', KEYS[1])
-local at = tonumber(ARGV[1])
-if n ~= at then
-  -- This very append sent again (its answer was lost with its connection) finds
-  -- its own events where they were to go, to the byte (each is salted and
-  -- chained): it has landed, once.
-  local k = #ARGV - first + 1
-  if ARGV[9] == '1' and n >= at + k then
-    local got = redis.call('LRANGE', KEYS[1], at, at + k - 1)
-    for i = 1, k do if got[i] ~= ARGV[first + i - 1] then return {0, n} end end
-    return {1, at + k, '', redis.call('HGET', KEYS[2], 'created_at')}
-  end
-  return {0, n}
-end
-if ARGV[8] ~= '' and redis.call('HGET', KEYS[2], 'record') ~= ARGV[8] then return {0, n} end
-local was = redis.call('HGET', KEYS[2], 'status')
-local created = redis.call('HGET', KEYS[2], 'created_at')
-if ARGV[3] ~= '' then
-  local got = redis.call('GET', KEYS[3])
-  if got then return {2, got} end
-end
-for i = first, #ARGV do redis.call('RPUSH', KEYS[1], ARGV[i]) end
-local v = n + #ARGV - first + 1
-redis.call('HSET', KEYS[2], 'status', ARGV[2], 'version', v)
-if ARGV[7] == 'none' then redis.call('HDEL', KEYS[2], 'timer')
-elseif ARGV[7] ~= 'keep' then redis.call('HSET', KEYS[2], 'timer', ARGV[7]) end
-if ARGV[3] ~= '' then redis.call('SET', KEYS[3], ARGV[3], 'EX', ARGV[14]) end
-if ARGV[4] ~= '' then redis.call('HSET', KEYS[4], 'seq', ARGV[4], 'code', ARGV[5], 'blob', ARGV[6]) end
--- a game from before the count has none until the listing counts its log (COUNT_MOVES)
-if ARGV[12] ~= '0' and redis.call('HEXISTS', KEYS[2], 'moves') == 1 then
-  redis.call('HINCRBY', KEYS[2], 'moves', ARGV[12])
-end
-if ARGV[13] ~= 'keep' then redis.call('HSET', KEYS[2], 'to_act', ARGV[13]) end
-return {1, v, was, created}
-"""
-
-# The moves of a game stored before 0.3.0, counted once from its log, atomically
-# with respect to its appends (KEYS: its log and meta).
-COUNT_MOVES = """
-local n = redis.call('HGET', KEYS[2], 'moves')
-if n then return tonumber(n) end
-n = 0
-for _, text in ipairs(redis.call('LRANGE', KEYS[1], 0, -1)) do
-  local e = cjson.decode(text)
-  if type(e.actor) == 'number' and type(e.payload) == 'table' and e.payload.move ~= nil then n = n + 1 end
-end
-redis.call('HSET', KEYS[2], 'moves', n)
-return n
-"""
-
-
 SENT_AGAIN = 8  # APPEND's ARGV[9], counted from 0 in the arguments a call passes
-
-
-# A new game's record and first event, at once (one hash slot: also on a cluster,
-# where a MULTI transaction across commands is not to be relied on).
-CREATE = """
-if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
-redis.call('HSET', KEYS[1], 'record', ARGV[1], 'status', ARGV[2], 'version', ARGV[3],
-           'game', ARGV[4], 'created_at', ARGV[5], 'moves', 0)
-redis.call('RPUSH', KEYS[2], ARGV[6])
-if ARGV[7] ~= '' then redis.call('HSET', KEYS[1], 'timer', ARGV[7]) end
-if ARGV[8] ~= '' then redis.call('HSET', KEYS[1], 'to_act', ARGV[8]) end
-return 1
-"""
-
 
 # The deadline index: every game's next timer in one sorted set (score: the time
 # as seconds since 1970), tagged like the listing with the version that set it.
@@ -146,24 +47,6 @@ return 1
 # ``repair_timers`` (run when a keeper starts) puts back.
 TIMERS = "{referee:timers}:"
 TIMER_KEYS = [TIMERS + "at", TIMERS + "version"]
-INDEX_TIMER = """
-local v = redis.call('HGET', KEYS[2], ARGV[1])
-if v and tonumber(v) > tonumber(ARGV[2]) then return 0 end
-if ARGV[3] == '' then
-  redis.call('ZREM', KEYS[1], ARGV[1])
-  redis.call('HDEL', KEYS[2], ARGV[1])
-else
-  redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
-  redis.call('ZADD', KEYS[1], ARGV[3], ARGV[1])
-end
-return 1
-"""
-# The keeper's move of a timer, only if the log is still at its version.
-SET_TIMER = """
-if redis.call('HGET', KEYS[1], 'version') ~= ARGV[1] then return 0 end
-if ARGV[2] == '' then redis.call('HDEL', KEYS[1], 'timer') else redis.call('HSET', KEYS[1], 'timer', ARGV[2]) end
-return 1
-"""
 
 
 class ThreadConnections:
