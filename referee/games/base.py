@@ -63,6 +63,10 @@ class GameState:
     # end): every secret is open then, in views as in the log's events. Between the
     # end and the reveal a game is over but still keeps its secrets.
     revealed: bool = False
+    # The seats that left a game that plays on (house rule ``on_resign``), in the
+    # order they left: the referee plays their turns, and they can no longer win.
+    # A tuple, replaced and never changed in place (forks share it).
+    left: tuple = ()
 
 
 def open_to_all(state: GameState) -> bool:
@@ -78,6 +82,61 @@ def resign_result(state: GameState, seat: int, scores: list) -> dict:
     best = max(scores[s] for s in others)
     winners = [s for s in others if scores[s] == best]
     return {"winners": winners, "reason": f"seat {seat} resigned", "scores": list(scores)}
+
+
+# House rule ``on_resign`` (docs/games/*.md): at a table of three or more, whether a
+# resignation takes the seat out while the others play on (the default) or ends
+# the game for everyone, as it did before the rule.
+ON_RESIGN = ("play-on", "end")
+
+
+def on_resign_option(options: dict) -> str:
+    """The house rule ``on_resign`` as a game records it (``play-on`` by default). At
+    a table of two both readings end the game, as ever: one seat leaving leaves one
+    seat in (``Engine.plays_on``)."""
+    return house_rule(options, "on_resign", ON_RESIGN)
+
+
+def last_one_in(state: GameState, seat: int, scores: list) -> dict | None:
+    """The result once ``seat`` leaves a game that plays on: None while two or more
+    seats are still in; else the one seat still in wins. ``left`` lists the seats
+    that left, in the order they left (the placings' order: referee/players/ratings.py)."""
+    left = [*state.left, seat]
+    still = [s for s in range(state.players) if s not in left]
+    if len(still) > 1:
+        return None
+    return {"winners": still, "reason": f"seat {still[0]} is the last seat still in",
+            "scores": list(scores), "left": left}
+
+
+def without_leavers(state: GameState, result: dict) -> dict:
+    """A game's result at its end by play, once seats have left it: a seat that left
+    cannot win, so the winners are the engine's among the seats still in, or, when
+    every one of those has left, the seats still in with the highest score. The
+    result then lists the leavers (``left``, in the order they left). Unchanged
+    when nobody left."""
+    if not state.left:
+        return result
+    left = list(state.left)
+    still = [s for s in range(state.players) if s not in left]
+    winners = [w for w in result["winners"] if w not in left]
+    reason = result["reason"]
+    if winners != result["winners"]:  # a seat that left had (a share of) the win: said anew
+        scores = result["scores"]
+        if not winners:
+            best = max(scores[s] for s in still)
+            winners = [s for s in still if scores[s] == best]
+        who = f"seat {winners[0]} has" if len(winners) == 1 else \
+            "seats " + _and(winners) + " share"
+        reason = f"{who} the highest score of the seats still in, {scores[winners[0]]}"
+    gone = f"seat {left[0]}" if len(left) == 1 else "seats " + _and(left)
+    return {**result, "winners": winners, "reason": f"{reason} ({gone} left the game)", "left": left}
+
+
+def _and(seats: list[int]) -> str:
+    """"0 and 2", "0, 1 and 3": how ``referee.narration.named`` finds a list of seats."""
+    words = [str(s) for s in seats]
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
 
 
 _SPLIT = re.compile(r"[;\n]+")
@@ -184,9 +243,9 @@ class Engine:
         """``describe`` with the players' names for seat numbers ("Ann plays Z5"),
         for notices, pages and replays. Hand it the event as the reader may see it
         (``redact``ed): it says nothing the payload does not."""
-        from referee.narration import common, named
+        from referee.narration import common, left_words, named
 
-        return named(common(event, self.title) or self.describe(event), names)
+        return named(common(event, self.title) or left_words(event) or self.describe(event), names)
 
     def describe(self, event: Event) -> str:
         """One line saying what an event was, seats by number (see ``narrate``)."""
@@ -227,9 +286,30 @@ class Engine:
     def decide(self, state: GameState, seat: int, move: dict) -> list[Draft]:
         normal = self.admitted(state, seat, move)
         if normal is None:
-            result = resign_result(state, seat, self.scores(state))
-            return [Draft("resigned", {"move": {"type": "resign"}, "seat": seat, "result": result})]
+            return [Draft("resigned", {"move": {"type": "resign"}, "seat": seat,
+                                       **self.leaving(state, seat, "resigned")})]
         return with_move(self.decide_move(state, seat, normal), normal)
+
+    def plays_on(self, state: GameState) -> bool:
+        """Whether a seat leaving (resigning, or out of time on ``forfeit``) takes it
+        out while the others play on: house rule ``on_resign`` ``play-on`` at a table
+        of three or more. A game created before the rule reads ``end``
+        (``later_options``), so it ends as it did."""
+        return state.players >= 3 and state.options.get("on_resign") == "play-on"
+
+    def leaving(self, state: GameState, seat: int, how: str) -> dict:
+        """What a ``resigned`` or ``forfeited`` event of ``seat`` says beside the seat:
+        its ``result`` when it ends the game (``how`` the reason's words); nothing
+        when the game plays on without the seat."""
+        if seat in state.left:
+            raise IllegalMove("left", f"seat {seat} has left the game already")
+        if not self.plays_on(state):
+            result = resign_result(state, seat, self.scores(state))
+            if how != "resigned":
+                result["reason"] = f"seat {seat} {how}"
+            return {"result": result}
+        result = last_one_in(state, seat, self.scores(state))
+        return {} if result is None else {"result": result}
 
     def admitted(self, state: GameState, seat: int, move: dict) -> dict | None:
         """``move`` in its normal form, for ``decide_move``, once the checks every
@@ -268,7 +348,11 @@ class Engine:
         if event.type == "game-created":
             return state
         if event.type in ("resigned", "forfeited"):  # forfeited: out of time (referee/table.py)
-            state.result = event.payload["result"]
+            result = event.payload.get("result")
+            if result is None or "left" in result:  # a seat leaving a game that plays on
+                state.left = (*state.left, event.payload["seat"])
+            if result is not None:
+                state.result = result
             return state
         if event.type in ("game-aborted", "seed-revealed"):
             # Written by the service, not the engine: an abort ends the game with

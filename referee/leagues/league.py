@@ -157,7 +157,7 @@ def result_draft(state: LeagueState, game_id: str, result: dict | None, lost: li
         payload["placings"] = scoring.forfeit_placings(seats, set(gone))
         payload["forfeited"] = gone
     else:
-        payload["placings"] = scoring.placings(result, len(seats), set(lost))
+        payload["placings"] = scoring.placings(result, len(seats), lost)
     payload["last_hash"] = last.hash
     return Draft(st.RECORDED, payload)
 

@@ -54,12 +54,18 @@ def placings(result: dict, seats: int) -> list[int]:
     """Each seat's place from a game's ``result`` ({winners, reason, scores}): the
     winners share first place; the others follow by score, highest first, equal
     scores sharing a place (competition ranking: 1, 2, 2, 4). A score that is not a
-    number counts as equal to every other such score, below every number."""
+    number counts as equal to every other such score, below every number. The
+    seats that left a game that played on (``left``, in the order they left) come
+    after every seat still in, whatever their scores, the later leaver above the
+    earlier."""
     winners = {w for w in result.get("winners") or [] if isinstance(w, int) and 0 <= w < seats}
     scores = list(result.get("scores") or [])
     scores += [None] * (seats - len(scores))
+    left = [s for s in result.get("left") or [] if isinstance(s, int) and 0 <= s < seats]
 
     def key(seat):  # higher is better
+        if seat in left:
+            return (-1, float(left.index(seat)))
         n = _number(scores[seat])
         return (0, 0.0) if n is None else (1, n)
 

@@ -46,6 +46,7 @@ def view(state, viewer) -> dict:
         "reactions": state.options["reactions"],
         "react_to_own_card": state.options["react_to_own_card"],
         "bonus_ties": state.options["bonus_ties"],
+        "on_resign": state.options["on_resign"], "left": list(state.left),
         "result": state.result,
     }
     if state.options["personality_order"] == "alphabetical" or everything:
