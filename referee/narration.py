@@ -71,6 +71,14 @@ def last_move(engine, events: list[Event], names: Holders | list[str], redact) -
     return lines
 
 
+def left_line(left, names: list[str]) -> list[str]:
+    """The text view's line naming the seats that left a game that plays on (none
+    when nobody left), in the order they left."""
+    if not left:
+        return []
+    return [f"Left the game (the referee plays their seats): {joined([names[s] for s in left])}"]
+
+
 def with_last_move(text: str, lines: list[str]) -> str:
     if not lines:
         return text

@@ -18,9 +18,11 @@ from referee.events import GENESIS, REFEREE, Draft, chain
 from referee.games import engine
 from referee.games.base import IllegalMove
 from referee.leagues import scoring
+from referee.mail import sending
 from referee.narration import named
 from referee.players import ratings
 from referee.table import Table
+from tests.helpers import Game
 from tests.test_audit import reseal
 
 SEED = "leaving-seed"
@@ -141,6 +143,8 @@ def test_the_log_in_words_says_who_left():
     words = table.engine.narrate(left[0], ["Ann", "Bob", "Cy"])
     assert words == ("Bob resigns and leaves the game: the referee plays the seat from now on, "
                      "and it can no longer win")
+    for seat in (None, 0):  # the position as text says it too, to anyone
+        assert "Left the game (the referee plays their seats): p1" in table.engine.render(table.state, seat)
 
 
 @pytest.mark.parametrize("game", list(TABLES))
@@ -234,3 +238,40 @@ def test_the_leaver_is_rated_last():
     after = ratings.recompute([log])
     assert after["pl2"]["king-of-danger"]["ordinal"] < min(
         after[p]["king-of-danger"]["ordinal"] for p in ("pl0", "pl1"))
+
+
+def test_through_the_api_the_leaver_gets_a_receipt_and_no_move_and_the_others_hear_of_it(
+        client, service, smtp):
+    players = [{"name": "Ann", "email": "ann@example.org"}, {"name": "Bob", "email": "bob@example.org"},
+               {"name": "Cy", "email": "cy@example.org"}]
+    g = Game(client, "kings-keys", players, {"seed": "leaving-api"})
+    sending.deliver_due(service)
+    before = len(smtp.inbox.messages)
+    leaver = next(s for s in range(3) if s not in g.summary()["to_act"])
+    r = g.post(leaver, {"move": {"type": "resign"}})
+    assert r.status_code == 201 and r.json["receipt"]["seq"] == r.json["version"]
+    s = g.summary()
+    assert s["status"] == "active" and s["result"] is None
+    assert g.get("/view", 0).json["view"]["left"] == [leaver]
+    assert g.legal(leaver) == []
+    # the leaver's move is refused by name and changes nothing
+    version = g.summary()["version"]
+    refused = g.post(leaver, {"move": {"type": "resign"}})
+    assert refused.status_code == 422 and refused.json["rule"] == "left"
+    assert "receipt" not in refused.json and g.summary()["version"] == version
+    # the others are told who left, as they read it
+    sending.deliver_due(service)
+    names = ["Ann", "Bob", "Cy"]
+    told = smtp.inbox.since(before)
+    for seat in range(3):
+        if seat == leaver:
+            continue
+        mails = [m for m in told if f"{names[seat].lower()}@example.org" in str(m["To"])]
+        assert mails, f"{names[seat]} heard nothing"
+        text = mails[-1].get_content()
+        assert f"{names[leaver]} has left the game: the referee plays their seat from now on" in text, text
+    # played to the end: the leaver does not win and is placed last
+    end = g.play_random(random.Random(2))
+    assert end["status"] == "finished" and leaver not in end["result"]["winners"]
+    assert end["result"]["left"] == [leaver]
+    assert audit(g.export())["valid"]
