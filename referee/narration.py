@@ -240,7 +240,9 @@ def left_words(event: Event) -> str | None:
     if result is not None and not (isinstance(result, dict) and "left" in result):
         return None
     how = "resigns" if event.type == "resigned" else "ran out of time"
-    text = f"seat {p.get('seat')} {how} and leaves the game"
+    # when, said: a notice or a page read later still tells the moment the seat left
+    when = f" ({moment(event.at)})" if isinstance(event.at, str) and event.at else ""
+    text = f"seat {p.get('seat')} {how} and leaves the game{when}"
     if result is None:
         return text + ": the referee plays the seat from now on, and it can no longer win"
     return f"{text}; {result.get('reason')} and wins"

@@ -19,7 +19,7 @@ from referee.games import engine
 from referee.games.base import IllegalMove
 from referee.leagues import scoring
 from referee.mail import sending
-from referee.narration import named
+from referee.narration import moment, named
 from referee.players import ratings
 from referee.table import Table
 from tests.helpers import Game
@@ -131,7 +131,7 @@ def test_the_last_seat_still_in_wins_at_once():
     assert scoring.placings(result, 3, [2, 0]) == [2, 1, 3]
     names = ["Ann", "Bob", "Cy"]
     assert named(table.engine.narrate(ended[0], names), names) == \
-        "Ann resigns and leaves the game; Bob is the last seat still in and wins"
+        f"Ann resigns and leaves the game ({moment(ended[0].at)}); Bob is the last seat still in and wins"
     log += table.settle_all(SEED)
     assert audit(export(log))["valid"]
 
@@ -141,8 +141,8 @@ def test_the_log_in_words_says_who_left():
     play_random(table, log, random.Random(5), 6)
     left = play(table, 1, {"type": "resign"}, SEED, log)
     words = table.engine.narrate(left[0], ["Ann", "Bob", "Cy"])
-    assert words == ("Bob resigns and leaves the game: the referee plays the seat from now on, "
-                     "and it can no longer win")
+    assert words == (f"Bob resigns and leaves the game ({moment(left[0].at)}): the referee plays the seat "
+                     "from now on, and it can no longer win")
     for seat in (None, 0):  # the position as text says it too, to anyone
         assert "Left the game (the referee plays their seats): p1" in table.engine.render(table.state, seat)
 
