@@ -224,6 +224,7 @@ def sweep(service, game_id: str) -> list[str]:
                 reason, note = "left", left_note(gone, names, seat)
         elif seat == SPECTATORS:
             reason = "turn"  # onlookers hear of every change, whoever is to act
+            note = left_note(gone, names, seat) if gone else None
         elif any(p.get("seat") == seat for p in timed_out):
             reason = "timeout"
             note = {"remind": "You may still move: the game waits for you, and the organiser decides "
