@@ -218,8 +218,9 @@ def test_the_audit_re_derives_the_moves_made_for_a_seat_that_left():
     assert not report["valid"] and report["first_error"]["seq"] == lines[at]["seq"]
 
 
-def test_the_leaver_is_rated_last():
-    table, log = new_table("king-of-danger", 3, {}, SEED)
+@pytest.mark.parametrize("game", list(TABLES))
+def test_the_leaver_is_rated_last(game):
+    table, log = new_table(game, 3, {}, SEED)
     first = log[0]
     payload = {**first.payload, "seats": [{**s, "player": f"pl{s['seat']}"} for s in first.payload["seats"]]}
     first = chain([Draft("game-created", payload)], REFEREE, 1, GENESIS, first.at, SEED)[0]
@@ -236,8 +237,7 @@ def test_the_leaver_is_rated_last():
     assert by_seat[2]["left_at"] == next(ev.at for ev in log if ev.type == "resigned")
     assert "left_at" not in by_seat[0] and "left_at" not in by_seat[1]
     after = ratings.recompute([log])
-    assert after["pl2"]["king-of-danger"]["ordinal"] < min(
-        after[p]["king-of-danger"]["ordinal"] for p in ("pl0", "pl1"))
+    assert after["pl2"][game]["ordinal"] < min(after[p][game]["ordinal"] for p in ("pl0", "pl1"))
 
 
 def test_through_the_api_the_leaver_gets_a_receipt_and_no_move_and_the_others_hear_of_it(
@@ -275,3 +275,27 @@ def test_through_the_api_the_leaver_gets_a_receipt_and_no_move_and_the_others_he
     assert end["status"] == "finished" and leaver not in end["result"]["winners"]
     assert end["result"]["left"] == [leaver]
     assert audit(g.export())["valid"]
+
+
+def _scored(players: int, left: tuple, scores: list[int]):
+    """A King of Danger state just after a hand scored to ``scores`` (target 31),
+    with ``left`` the seats that left."""
+    eng = engine("king-of-danger")
+    state = eng.start(created_as("king-of-danger", players, {}).payload)
+    state.left, state.hands_dealt, state.phase = left, 3, "score"
+    return eng, eng.evolve(state, Draft("hand-scored", {"hand": 3, "trackers": [0] * players,
+                                                        "scores": scores}))
+
+
+def test_king_of_danger_ends_when_the_highest_score_of_the_seats_still_in_stands_alone():
+    # seats 0 and 2 tie at the top, but seat 2 left: seat 0 alone leads those still in
+    eng, state = _scored(3, (2,), [31, 20, 31])
+    assert state.phase == "end"
+    result = eng.settle(state, None)[0].payload["result"]
+    assert result["winners"] == [0] and result["left"] == [2]
+    # the seat that left reached the target, and the two still in tie: another hand
+    eng, state = _scored(3, (2,), [25, 25, 32])
+    assert state.phase == "deal"
+    # nobody left: a tie at the top is another hand, as ever
+    eng, state = _scored(3, (), [31, 20, 31])
+    assert state.phase == "deal"
