@@ -88,6 +88,12 @@ def resign_result(state: GameState, seat: int, scores: list) -> dict:
 # resignation takes the seat out while the others play on (the default) or ends
 # the game for everyone, as it did before the rule.
 ON_RESIGN = ("play-on", "end")
+# House rules a game names in its first event from the moment they exist, whose
+# absence alone says the game was created before them, whatever the engine version
+# it records: ``on_resign`` came within a release whose version bumps came first, so
+# games of the current versions were created without it (and still end at a
+# resignation, as they did).
+NAMED_WHEN_PLAYED = ("on_resign",)
 
 
 def on_resign_option(options: dict) -> str:
@@ -263,7 +269,7 @@ class Engine:
         options = dict(created["options"])
         made_by = self.made_by(created)
         for name, (since, reading) in self.later_options.items():
-            if name not in options and made_by < since:
+            if name not in options and (made_by < since or name in NAMED_WHEN_PLAYED):
                 options[name] = reading
         return options
 
@@ -279,7 +285,8 @@ class Engine:
         rules added since, which its first event cannot name (the audit's check)."""
         made_by = _version(made_by)
         return {k: v for k, v in completed.items()
-                if k in logged or self.later_options.get(k, (0, None))[0] <= made_by}
+                if k in logged or (self.later_options.get(k, (0, None))[0] <= made_by
+                                   and k not in NAMED_WHEN_PLAYED)}
 
     # ---- what callers use --------------------------------------------------------------
 
