@@ -300,8 +300,8 @@ class Engine:
     def plays_on(self, state: GameState) -> bool:
         """Whether a seat leaving (resigning, or out of time on ``forfeit``) takes it
         out while the others play on: house rule ``on_resign`` ``play-on`` at a table
-        of three or more. A game created before the rule reads ``end``
-        (``later_options``), so it ends as it did."""
+        of three or more. A game created before the rule (its first event does not
+        name it: ``NAMED_WHEN_PLAYED``) reads ``end``, so it ends as it did."""
         return state.players >= 3 and state.options.get("on_resign") == "play-on"
 
     def leaving(self, state: GameState, seat: int, how: str) -> dict:
