@@ -20,7 +20,9 @@ from referee.games.base import IllegalMove
 from referee.leagues import scoring
 from referee.mail import sending
 from referee.narration import moment, named
-from referee.players import ratings
+from referee.players import ratings, results
+from referee.players.store import open_players
+from referee.store import GameRecord
 from referee.table import Table
 from tests.helpers import Game
 from tests.test_audit import reseal
@@ -302,3 +304,28 @@ def test_king_of_danger_ends_when_the_highest_score_of_the_seats_still_in_stands
     # nobody left: a tie at the top is another hand, as ever
     eng, state = _scored(3, (), [31, 20, 31])
     assert state.phase == "deal"
+
+
+def test_the_rating_history_says_when_the_leaver_left(store):
+    """Recorded through the players' store (SQLite and Redis): the leaver's entry has
+    ``left_at``, the moment of its resignation, and the lowest place."""
+    table, log = new_table("kings-keys", 3, {}, SEED, game_id="g-left")
+    first = log[0]
+    payload = {**first.payload, "seats": [{**s, "player": f"pl{s['seat']}"} for s in first.payload["seats"]]}
+    first = chain([Draft("game-created", payload)], REFEREE, 1, GENESIS, first.at, SEED)[0]
+    table = Table.from_created(first)
+    log = [first] + table.settle_all(SEED)
+    rnd = random.Random(6)
+    play_random(table, log, rnd, 10, leave={2: 1})
+    to_the_end(table, log, rnd)
+    log += table.settle_all(SEED)
+    store.create(GameRecord("g-left", "kings-keys", first.at, ["p0", "p1", "p2"], {}, SEED,
+                            status="settling", version=1), first)
+    store.append("g-left", 1, log[1:], status="finished")
+    players = open_players(store)
+    made = results.rate_game(store, players, "g-left")
+    assert made["rated"] is True
+    left_at = next(ev.at for ev in log if ev.type == "resigned")
+    (entry,) = players.history("pl1", "kings-keys")
+    assert entry["left_at"] == left_at and entry["place"] == 3
+    assert all("left_at" not in e for p in ("pl0", "pl2") for e in players.history(p, "kings-keys"))
