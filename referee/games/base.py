@@ -41,6 +41,7 @@ from referee.errors import (  # noqa: F401 - engines import the refusals from he
     RefereeError,
 )
 from referee.events import Draft, Event
+from referee.games.leaving import last_one_in, resign_result
 
 # A viewer the rules show everything: the admin token, as the table lets it see
 # (referee/seeing.py: the admin of a game of players sees as a spectator).
@@ -74,16 +75,6 @@ def open_to_all(state: GameState) -> bool:
     return state.result is not None and state.revealed
 
 
-def resign_result(state: GameState, seat: int, scores: list) -> dict:
-    """Resigning ends the game for everyone (a seat cannot be left empty at the
-    table). The resigning seat loses; among the others the highest score wins, a
-    tie sharing the win. With two players that is simply the opponent."""
-    others = [s for s in range(state.players) if s != seat]
-    best = max(scores[s] for s in others)
-    winners = [s for s in others if scores[s] == best]
-    return {"winners": winners, "reason": f"seat {seat} resigned", "scores": list(scores)}
-
-
 # House rule ``on_resign`` (docs/games/*.md): at a table of three or more, whether a
 # resignation takes the seat out while the others play on (the default) or ends
 # the game for everyone, as it did before the rule.
@@ -101,48 +92,6 @@ def on_resign_option(options: dict) -> str:
     a table of two both readings end the game, as ever: one seat leaving leaves one
     seat in (``Engine.plays_on``)."""
     return house_rule(options, "on_resign", ON_RESIGN)
-
-
-def last_one_in(state: GameState, seat: int, scores: list) -> dict | None:
-    """The result once ``seat`` leaves a game that plays on: None while two or more
-    seats are still in; else the one seat still in wins. ``left`` lists the seats
-    that left, in the order they left (the placings' order: referee/players/ratings.py)."""
-    left = [*state.left, seat]
-    still = [s for s in range(state.players) if s not in left]
-    if len(still) > 1:
-        return None
-    return {"winners": still, "reason": f"seat {still[0]} is the last seat still in",
-            "scores": list(scores), "left": left}
-
-
-def without_leavers(state: GameState, result: dict) -> dict:
-    """A game's result at its end by play, once seats have left it: a seat that left
-    cannot win, so the winners are the engine's among the seats still in, or, when
-    every one of those has left, the seats still in with the highest score. The
-    result then lists the leavers (``left``, in the order they left). Unchanged
-    when nobody left."""
-    if not state.left:
-        return result
-    left = list(state.left)
-    still = [s for s in range(state.players) if s not in left]
-    winners = [w for w in result["winners"] if w not in left]
-    reason = result["reason"]
-    if winners != result["winners"]:  # a seat that left had (a share of) the win: said anew
-        scores = result["scores"]
-        if not winners:
-            best = max(scores[s] for s in still)
-            winners = [s for s in still if scores[s] == best]
-        who = f"seat {winners[0]} has" if len(winners) == 1 else \
-            "seats " + _and(winners) + " share"
-        reason = f"{who} the highest score of the seats still in, {scores[winners[0]]}"
-    gone = f"seat {left[0]}" if len(left) == 1 else "seats " + _and(left)
-    return {**result, "winners": winners, "reason": f"{reason} ({gone} left the game)", "left": left}
-
-
-def _and(seats: list[int]) -> str:
-    """"0 and 2", "0, 1 and 3": how ``referee.narration.named`` finds a list of seats."""
-    words = [str(s) for s in seats]
-    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
 
 
 _SPLIT = re.compile(r"[;\n]+")

@@ -26,7 +26,6 @@ from referee.games.base import (
     on_resign_option,
     seat_option,
     stacked_deck,
-    without_leavers,
 )
 from referee.games.king_of_danger import notation, text
 from referee.games.king_of_danger.cards import DECK, in_order, is_wizard, suit_of
@@ -37,6 +36,7 @@ from referee.games.king_of_danger.trick import (
     trackers_after,
     winner,
 )
+from referee.games.leaving import without_leavers
 
 DEAL, PLAY, SCORE, END = "deal", "play", "score", "end"
 DEFAULT_TARGET = 31

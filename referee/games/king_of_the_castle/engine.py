@@ -14,7 +14,6 @@ from referee.games.base import (
     house_rule,
     on_resign_option,
     seat_option,
-    without_leavers,
 )
 from referee.games.king_of_the_castle import flow, notation, scoring, views
 from referee.games.king_of_the_castle.cards import CATALOGUE, LETTERS, REACTIONS
@@ -22,6 +21,7 @@ from referee.games.king_of_the_castle.evolve import APPLY
 from referee.games.king_of_the_castle.flow import Script, advance
 from referee.games.king_of_the_castle.plays import check_play, plays
 from referee.games.king_of_the_castle.state import CastleState
+from referee.games.leaving import without_leavers
 
 # House rules (docs/games/king-of-the-castle.md, rulings 7 and 3): the readings, default first;
 # bonus_ties (ruling 3): who earns the Seneschal's and the Master at Arms' bonuses

@@ -31,7 +31,6 @@ from referee.games.base import (
     on_resign_option,
     seat_option,
     stacked_deck,
-    without_leavers,
 )
 from referee.games.kings_keys import notation, text
 from referee.games.kings_keys.cards import deck, hand_size, sorted_cards
@@ -44,6 +43,7 @@ from referee.games.kings_keys.field import (
     takeable,
 )
 from referee.games.kings_keys.scoring import best_arrangement
+from referee.games.leaving import without_leavers
 
 ROTATIONS = 3  # every seat deals this many (counted) hands
 # House rule (docs/games/kings-keys.md, R8): what a wild card may stand for when
