@@ -71,6 +71,14 @@ def last_move(engine, events: list[Event], names: Holders | list[str], redact) -
     return lines
 
 
+def left_line(left, names: list[str]) -> list[str]:
+    """The text view's line naming the seats that left a game that plays on (none
+    when nobody left), in the order they left."""
+    if not left:
+        return []
+    return [f"Left the game (the referee plays their seats): {joined([names[s] for s in left])}"]
+
+
 def with_last_move(text: str, lines: list[str]) -> str:
     if not lines:
         return text
@@ -173,7 +181,8 @@ SEAT_OPTIONS = ("first_dealer", "first_player")
 # House rules (docs/api.md): said only when off their default (the first reading)
 HOUSE_DEFAULTS = {"follow_suit": "hand", "fire_blocks_building": True, "own_side_shots": True,
                   "reactions": "one-per-seat", "react_to_own_card": False, "wild_stands_for": "any",
-                  "trackers": "carry", "bonus_ties": "leftmost", "match": "compulsory"}
+                  "trackers": "carry", "bonus_ties": "leftmost", "match": "compulsory",
+                  "on_resign": "play-on"}
 
 
 def _options(game, options: dict, names: list[str]) -> str:
@@ -220,6 +229,25 @@ def created(p: dict, title: str | None = None) -> str:
     return text
 
 
+def left_words(event: Event) -> str | None:
+    """Words for a seat leaving a game that plays on (house rule ``on_resign``): its
+    ``resigned``, or the referee's ``forfeited`` for a seat out of time; None for any
+    other event, a resignation that ended the game among them."""
+    p = event.payload
+    if event.type not in ("resigned", "forfeited") or not isinstance(p, dict):
+        return None
+    result = p.get("result")
+    if result is not None and not (isinstance(result, dict) and "left" in result):
+        return None
+    how = "resigns" if event.type == "resigned" else "ran out of time"
+    # when, said: a notice or a page read later still tells the moment the seat left
+    when = f" ({moment(event.at)})" if isinstance(event.at, str) and event.at else ""
+    text = f"seat {p.get('seat')} {how} and leaves the game{when}"
+    if result is None:
+        return text + ": the referee plays the seat from now on, and it can no longer win"
+    return f"{text}; {result.get('reason')} and wins"
+
+
 def common(event: Event, title: str | None = None) -> str | None:
     """Words for the referee's own events every game shares (the start, the clock,
     seats, the end by abort or time, the seed), seats by number; None for any other
@@ -236,7 +264,7 @@ def common(event: Event, title: str | None = None) -> str | None:
                 "forfeit": "they lose the game"}.get(p.get("on_timeout"), "")
         return f"seat {p.get('seat')} ran out of time (deadline {moment(p.get('deadline'))}): {then}"
     if event.type == "forfeited":
-        return f"seat {p.get('seat')} loses on time"
+        return left_words(event) or f"seat {p.get('seat')} loses on time"
     if event.type == "seat-replaced":
         return f"seat {p.get('seat')} is now played by {p.get('name')}"
     if event.type == "clock-changed":

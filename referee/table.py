@@ -20,10 +20,10 @@ from referee.games import engine as engine_by_name
 from referee.games.base import (
     Engine,
     GameState,
+    IllegalMove,
     MalformedMove,
     RefereeError,
     check_players,
-    resign_result,
 )
 from referee.own_players import bot_kinds, bot_players, use_bots  # noqa: F401 (use_bots: the wiring's)
 from referee.seeing import Seeing, of_players
@@ -175,7 +175,7 @@ class Table(Seeing):
         step = self.engine.due(self.state)
         if step is not None:
             return step
-        if not self.owed and not self.bots:  # most games: no seat the referee plays or owes
+        if not self.owed and not self.bots and not self.state.left:  # most games: no seat the referee plays
             return None
         if FORFEIT in self.owed.values():
             return FORFEIT
@@ -186,14 +186,16 @@ class Table(Seeing):
     def bot_to_move(self) -> int | None:
         """The seat whose move the referee makes next: one a timeout left owed a
         move, else the lowest bot seat to act (None: no such seat). Asked only
-        while the engine has no step of its own due."""
-        if not self.owed and not self.bots:  # most games: no seat the referee plays
+        while the engine has no step of its own due. A seat that left a game that
+        plays on (``GameState.left``) is played as a bot seat is."""
+        left = self.state.left
+        if not self.owed and not self.bots and not left:  # most games: no seat the referee plays
             return None
         acting = self.engine.acting(self.state)
         for seat, what in sorted(self.owed.items()):
             if what == "autoplay" and seat in acting:
                 return seat
-        return next((seat for seat in acting if seat in self.bots), None)
+        return next((seat for seat in acting if seat in self.bots or seat in left), None)
 
     @property
     def status(self) -> str:
@@ -241,6 +243,8 @@ class Table(Seeing):
         if isinstance(ev.actor, int):
             self._made(ev.actor)
         self.state = self.engine.evolve(self.state, ev if owned else ev.copy())
+        if ev.type == "forfeited":  # the loss a timeout left owing is taken (the seat may play on as left)
+            self._made(ev.payload.get("seat"))
         if ev.type == "game-aborted":
             self.aborted = True
         elif ev.type == "seed-revealed":
@@ -320,6 +324,8 @@ class Table(Seeing):
         due = self.due()
         if due is not None and not self.over:
             raise Settling(f"the referee must first {due}; try again in a moment")
+        if seat in self.state.left and not self.over:
+            raise IllegalMove("left", f"seat {seat} has left the game: the referee plays its turns")
         return self.engine.decide(self.state, seat, move)
 
     def step_drafts(self, seed: str | None, salt_key: str | None = None) -> list[Draft]:
@@ -356,7 +362,7 @@ class Table(Seeing):
         the game's seeded randomness for the event it will be (``Rng(seed, seq)``),
         so an audit that knows the seed makes the same choice; while the seed is
         secret it cannot be re-derived (``SeedUnavailable``)."""
-        kind = "basic" if self.owed.get(seat) == "autoplay" else self.bots[seat]
+        kind = "basic" if self.owed.get(seat) == "autoplay" or seat not in self.bots else self.bots[seat]
         return bot_players().choose(kind, self, seat, rngmod.Rng(self.dealing_seed(seed), self.seq + 1))
 
     def propose_step(self, seed: str | None, at: str | None = None,
@@ -424,12 +430,11 @@ def timeout_payload(table: Table, seat: int, at: str) -> dict:
 
 
 def forfeit_draft(table: Table) -> Draft:
-    """The referee's ``forfeited``: the seat out of time loses, as if it had
-    resigned (the others' scores decide the winners), with the reason said."""
+    """The referee's ``forfeited``: the seat out of time leaves as if it had
+    resigned: the game ends (the others' scores decide the winners, the reason
+    said), or, in a game that plays on, goes on without the seat."""
     seat = min(s for s, what in table.owed.items() if what == "forfeit")
-    result = resign_result(table.state, seat, table.engine.scores(table.state))
-    result["reason"] = f"seat {seat} ran out of time"
-    return Draft("forfeited", {"seat": seat, "result": result})
+    return Draft("forfeited", {"seat": seat, **table.engine.leaving(table.state, seat, "ran out of time")})
 
 
 def _key(seed: str | None, salt_key: str | None) -> str | None:

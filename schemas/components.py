@@ -45,21 +45,30 @@ def _deck(description: str, *, answer: bool) -> dict:
 # 400 naming options.<name>. tests/test_house_rules.py keeps this list and the
 # engines' in step.
 HOUSE_RULES = {
-    "king-of-danger": {"follow_suit": ["hand", "hand-and-table"], "trackers": ["carry", "reset"]},
+    "king-of-danger": {"follow_suit": ["hand", "hand-and-table"], "trackers": ["carry", "reset"],
+                       "on_resign": ["play-on", "end"]},
     "castle-danger": {"fire_blocks_building": [True, False], "own_side_shots": [True, False]},
     "king-of-the-castle": {"reactions": ["one-per-seat", "one-per-card"],
                            "react_to_own_card": [False, True],
-                           "bonus_ties": ["leftmost", "all", "none"]},
-    "kings-keys": {"wild_stands_for": ["any", "not-held"], "match": ["compulsory", "optional"]},
+                           "bonus_ties": ["leftmost", "all", "none"], "on_resign": ["play-on", "end"]},
+    "kings-keys": {"wild_stands_for": ["any", "not-held"], "match": ["compulsory", "optional"],
+                   "on_resign": ["play-on", "end"]},
 }
 
 
 def _house_rules() -> dict:
-    """Each house rule as an option's schema: its readings, the default first."""
+    """Each house rule as an option's schema: its readings, the default first. A rule
+    several games share (``on_resign``, the same readings in each) is one option."""
+    games: dict[str, list[str]] = {}
+    for game, rules in HOUSE_RULES.items():
+        for name in rules:
+            games.setdefault(name, []).append(game)
+    readings_of = {name: readings for rules in HOUSE_RULES.values() for name, readings in rules.items()}
     return {name: {"enum": readings, "type": "boolean" if isinstance(readings[0], bool) else "string",
-                   "description": f"house rule of {game}: {' or '.join(map(str, readings)).lower()} "
-                                  f"(default {str(readings[0]).lower()}; docs/games/{game}.md)"}
-            for game, rules in HOUSE_RULES.items() for name, readings in rules.items()}
+                   "description": f"house rule of {', '.join(games[name])}: "
+                                  f"{' or '.join(map(str, readings)).lower()} (default {str(readings[0]).lower()}; "
+                                  + ", ".join(f"docs/games/{game}.md" for game in games[name]) + ")"}
+            for name, readings in readings_of.items()}
 
 
 def _options(answer: bool) -> dict:

@@ -81,7 +81,9 @@ def finished_log(gid: str, players: list[str | None], resigns: int = 0, game: st
     """``finished_game``'s log, in memory, and the game's status at its end."""
     seed = f"seed-{gid}"
     names = [f"name-{i}" for i in range(len(players))]
-    made = Table.created_event(game, gid, names, {}, seed, stacked)
+    # ended at once by the resignation, at a table of three too (house rule on_resign)
+    options = {"on_resign": "end"} if game != "castle-danger" else {}
+    made = Table.created_event(game, gid, names, options, seed, stacked)
     payload = dict(made.payload)
     payload["seats"] = [{**s, **({"player": p} if p else {})} for s, p in zip(payload["seats"], players, strict=True)]
     if rated is not None:

@@ -23,7 +23,8 @@ def problem(r, status: int, code: str) -> dict:
 
 @pytest.fixture
 def kod(client):
-    return Game(client, KOD, 3, {"seed": "api-tests"})
+    # a resignation ends it, as these tests use one to end a game (docs/api.md, "Leaving")
+    return Game(client, KOD, 3, {"seed": "api-tests", "on_resign": "end"})
 
 
 def unchanged(game: Game):
@@ -51,7 +52,8 @@ def test_create_answers_as_the_contract_says(client):
     assert [(s["seat"], s["name"]) for s in body["seats"]] == [(0, "Ann"), (1, "Bob")]
     tokens = [s["token"] for s in body["seats"]] + [body["admin_token"]]
     assert len(set(tokens)) == 3 and all(len(t) >= 24 for t in tokens)
-    assert body["options"] == {"target": 31, "first_dealer": 0, "follow_suit": "hand", "trackers": "carry"}
+    assert body["options"] == {"target": 31, "first_dealer": 0, "follow_suit": "hand", "trackers": "carry",
+                               "on_resign": "play-on"}
     assert len(body["seed_commitment"]) == 64
 
 

@@ -256,7 +256,8 @@ def test_open_games_and_current_games_on_a_cluster(cluster):
     svc = assemble(open_store(cluster.url), InlineQueue())
     made = [accounts.register(svc, {"name": f"P{k}"}) for k in range(6)]
     games = [lobby.open_game(svc, "king-of-danger", [{"player": made[k]["id"]}, {"open": True},
-                                                     {"invite": f"p{k}@example.org"}], {}, None, True)
+                                                     {"invite": f"p{k}@example.org"}],
+                               {"on_resign": "end"}, None, True)  # a resignation below ends it
              for k in range(3)]
     assert [g["id"] for g in lobby.lobby(svc, 10)["games"]] == [g["id"] for g in games]
     players_of(svc).update(made[3]["id"], {"email": "p0@example.org", "email_confirmed": True}, None)

@@ -53,7 +53,7 @@ def test_a_reminder_says_one_second_and_its_deadline_in_words(client, service, s
 
 def test_results_and_every_notice_say_names_not_seat_numbers(client, service, smtp, hooks):
     players = [PLAYERS[0], {**PLAYERS[1], "webhook": hooks.url}, PLAYERS[2]]
-    g = Game(client, "king-of-danger", players, {"seed": "names"},
+    g = Game(client, "king-of-danger", players, {"seed": "names", "on_resign": "end"},
              spectators={"webhook": hooks.url})
     seat = g.summary()["to_act"][0]
     name = ["Ann", "Bob", "Cy"][seat]

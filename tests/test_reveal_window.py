@@ -42,9 +42,10 @@ def everything_seen(g: Game, who) -> dict[str, str]:
 
 def test_a_finished_game_keeps_its_secrets_until_the_worker_reveals_the_seed(rq_client):
     client, url = rq_client
-    kod = Game(client, "king-of-danger", 3, {"deck": list(DECK)})  # a stacked deck: itself a secret
+    # a stacked deck: itself a secret; a resignation below ends each game (on_resign)
+    kod = Game(client, "king-of-danger", 3, {"deck": list(DECK), "on_resign": "end"})
     castle = Game(client, "castle-danger", 2, {"variant": "hidden-danger"})
-    kotc = Game(client, "king-of-the-castle", 3, {})
+    kotc = Game(client, "king-of-the-castle", 3, {"on_resign": "end"})
     assert kod.summary()["status"] == kotc.summary()["status"] == "settling"  # deals wait for a worker
     run_burst(url, url)
     assert kod.summary()["status"] == kotc.summary()["status"] == "active"

@@ -332,7 +332,7 @@ def test_random_games_with_absent_players_audit_valid_at_every_timeout(client, s
             moves = [m for m in g.legal(seat) if m["type"] != "resign"]
             if moves and rnd.random() < 0.8:
                 assert g.post(seat, {"move": rnd.choice(moves)}).status_code == 201
-        if g.summary()["status"] != "finished":
+        while g.summary()["status"] != "finished":  # at three, seats leave until one is left in
             assert g.post(g.summary()["to_act"][0], {"move": {"type": "resign"}}).status_code == 201
     assert timeouts_seen > 0
     report = audit(client, g)

@@ -41,6 +41,7 @@ from referee.errors import (  # noqa: F401 - engines import the refusals from he
     RefereeError,
 )
 from referee.events import Draft, Event
+from referee.games.leaving import last_one_in, resign_result
 
 # A viewer the rules show everything: the admin token, as the table lets it see
 # (referee/seeing.py: the admin of a game of players sees as a spectator).
@@ -63,6 +64,10 @@ class GameState:
     # end): every secret is open then, in views as in the log's events. Between the
     # end and the reveal a game is over but still keeps its secrets.
     revealed: bool = False
+    # The seats that left a game that plays on (house rule ``on_resign``), in the
+    # order they left: the referee plays their turns, and they can no longer win.
+    # A tuple, replaced and never changed in place (forks share it).
+    left: tuple = ()
 
 
 def open_to_all(state: GameState) -> bool:
@@ -70,14 +75,23 @@ def open_to_all(state: GameState) -> bool:
     return state.result is not None and state.revealed
 
 
-def resign_result(state: GameState, seat: int, scores: list) -> dict:
-    """Resigning ends the game for everyone (a seat cannot be left empty at the
-    table). The resigning seat loses; among the others the highest score wins, a
-    tie sharing the win. With two players that is simply the opponent."""
-    others = [s for s in range(state.players) if s != seat]
-    best = max(scores[s] for s in others)
-    winners = [s for s in others if scores[s] == best]
-    return {"winners": winners, "reason": f"seat {seat} resigned", "scores": list(scores)}
+# House rule ``on_resign`` (docs/games/*.md): at a table of three or more, whether a
+# resignation takes the seat out while the others play on (the default) or ends
+# the game for everyone, as it did before the rule.
+ON_RESIGN = ("play-on", "end")
+# House rules a game names in its first event from the moment they exist, whose
+# absence alone says the game was created before them, whatever the engine version
+# it records: ``on_resign`` came within a release whose version bumps came first, so
+# games of the current versions were created without it (and still end at a
+# resignation, as they did).
+NAMED_WHEN_PLAYED = ("on_resign",)
+
+
+def on_resign_option(options: dict) -> str:
+    """The house rule ``on_resign`` as a game records it (``play-on`` by default). At
+    a table of two both readings end the game, as ever: one seat leaving leaves one
+    seat in (``Engine.plays_on``)."""
+    return house_rule(options, "on_resign", ON_RESIGN)
 
 
 _SPLIT = re.compile(r"[;\n]+")
@@ -184,9 +198,9 @@ class Engine:
         """``describe`` with the players' names for seat numbers ("Ann plays Z5"),
         for notices, pages and replays. Hand it the event as the reader may see it
         (``redact``ed): it says nothing the payload does not."""
-        from referee.narration import common, named
+        from referee.narration import common, left_words, named
 
-        return named(common(event, self.title) or self.describe(event), names)
+        return named(common(event, self.title) or left_words(event) or self.describe(event), names)
 
     def describe(self, event: Event) -> str:
         """One line saying what an event was, seats by number (see ``narrate``)."""
@@ -204,7 +218,7 @@ class Engine:
         options = dict(created["options"])
         made_by = self.made_by(created)
         for name, (since, reading) in self.later_options.items():
-            if name not in options and made_by < since:
+            if name not in options and (made_by < since or name in NAMED_WHEN_PLAYED):
                 options[name] = reading
         return options
 
@@ -220,16 +234,38 @@ class Engine:
         rules added since, which its first event cannot name (the audit's check)."""
         made_by = _version(made_by)
         return {k: v for k, v in completed.items()
-                if k in logged or self.later_options.get(k, (0, None))[0] <= made_by}
+                if k in logged or (self.later_options.get(k, (0, None))[0] <= made_by
+                                   and k not in NAMED_WHEN_PLAYED)}
 
     # ---- what callers use --------------------------------------------------------------
 
     def decide(self, state: GameState, seat: int, move: dict) -> list[Draft]:
         normal = self.admitted(state, seat, move)
         if normal is None:
-            result = resign_result(state, seat, self.scores(state))
-            return [Draft("resigned", {"move": {"type": "resign"}, "seat": seat, "result": result})]
+            return [Draft("resigned", {"move": {"type": "resign"}, "seat": seat,
+                                       **self.leaving(state, seat, "resigned")})]
         return with_move(self.decide_move(state, seat, normal), normal)
+
+    def plays_on(self, state: GameState) -> bool:
+        """Whether a seat leaving (resigning, or out of time on ``forfeit``) takes it
+        out while the others play on: house rule ``on_resign`` ``play-on`` at a table
+        of three or more. A game created before the rule (its first event does not
+        name it: ``NAMED_WHEN_PLAYED``) reads ``end``, so it ends as it did."""
+        return state.players >= 3 and state.options.get("on_resign") == "play-on"
+
+    def leaving(self, state: GameState, seat: int, how: str) -> dict:
+        """What a ``resigned`` or ``forfeited`` event of ``seat`` says beside the seat:
+        its ``result`` when it ends the game (``how`` the reason's words); nothing
+        when the game plays on without the seat."""
+        if seat in state.left:
+            raise IllegalMove("left", f"seat {seat} has left the game already")
+        if not self.plays_on(state):
+            result = resign_result(state, seat, self.scores(state))
+            if how != "resigned":
+                result["reason"] = f"seat {seat} {how}"
+            return {"result": result}
+        result = last_one_in(state, seat, self.scores(state))
+        return {} if result is None else {"result": result}
 
     def admitted(self, state: GameState, seat: int, move: dict) -> dict | None:
         """``move`` in its normal form, for ``decide_move``, once the checks every
@@ -268,7 +304,11 @@ class Engine:
         if event.type == "game-created":
             return state
         if event.type in ("resigned", "forfeited"):  # forfeited: out of time (referee/table.py)
-            state.result = event.payload["result"]
+            result = event.payload.get("result")
+            if result is None or "left" in result:  # a seat leaving a game that plays on
+                state.left = (*state.left, event.payload["seat"])
+            if result is not None:
+                state.result = result
             return state
         if event.type in ("game-aborted", "seed-revealed"):
             # Written by the service, not the engine: an abort ends the game with

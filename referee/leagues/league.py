@@ -205,7 +205,7 @@ def result_draft(state: LeagueState, game_id: str, result: dict | None, lost: li
     if gone and state.version < 2:
         payload["placings"] = scoring.forfeit_placings(seats, set(gone))
     else:  # from version 2 a withdrawal resigns its seat: the game's own result places them
-        payload["placings"] = scoring.placings(result, len(seats), set(lost))
+        payload["placings"] = scoring.placings(result, len(seats), lost)
     if gone:
         payload["forfeited"] = gone
     payload["last_hash"] = last.hash

@@ -37,19 +37,23 @@ HALF = Fraction(1, 2)
 
 def placings(result: dict, seats: int, losers=()) -> list[int]:
     """Each seat's place in a game that ended with ``result`` (``{winners, scores}``):
-    the winners first, the seats in ``losers`` (who resigned or ran out of time)
-    last, the others by their scores, higher first. A game ended with no winner
-    (aborted) places every seat level."""
+    the winners first, the seats in ``losers`` (who resigned or ran out of time, in
+    the order they did) last, the later of them above the earlier, the others by
+    their scores, higher first. A game ended with no winner (aborted) places every
+    seat level."""
     winners = set(result.get("winners") or [])
     if not winners:
         return [1] * seats
     scores = result.get("scores")
+    losers = list(dict.fromkeys(losers))  # in order, each once
 
     def key(seat: int):
+        if seat in losers and seat not in winners:
+            return (2, -losers.index(seat))  # left later: placed higher
         score = scores[seat] if isinstance(scores, list) and seat < len(scores) else 0
         if isinstance(score, bool) or not isinstance(score, int | float):
             score = 0
-        return (0 if seat in winners else 2 if seat in losers else 1, -score)
+        return (0 if seat in winners else 1, -score)
 
     keys = [key(s) for s in range(seats)]
     return [1 + sum(k < mine for k in keys) for mine in keys]

@@ -31,6 +31,8 @@ from referee.mail.outbox_store import RedisOutbox, SqliteOutbox
 from referee.queue import JobKind
 
 REASONS = ("start", "turn", "trick", "hand", "game-over", "reminder", "timeout",
+           # a seat left a game that plays on (house rule on_resign)
+           "left",
            # answers to a mail (referee/mail/inbound.py)
            "applied", "refused", "show", "help",
            # to the organiser: a seat's notice could not be delivered (referee/mail/sending.py)
@@ -38,6 +40,8 @@ REASONS = ("start", "turn", "trick", "hand", "game-over", "reminder", "timeout",
 # Events after which every seat hears what happened, its turn or not.
 TRICK_ENDS = ("trick-won", "trick-set-aside")
 HAND_ENDS = ("hand-scored", "hand-forfeited")
+# Events by which a seat leaves a game that plays on (written without a result)
+LEAVING = ("resigned", "forfeited")
 # Backoff for a failed delivery: 30 s, doubling, at most an hour between tries.
 FIRST_RETRY, LONGEST_RETRY = 30.0, 3600.0
 
@@ -195,25 +199,32 @@ def sweep(service, game_id: str) -> list[str]:
             cursors[seat] = box.cursor(game_id, seat)
     version = summary["version"]
     behind = [c for c in cursors.values() if c < version]
-    # event types (and whose time ran out), never a seat's hidden payload
-    changes = [(ev.seq, ev.type, ev.payload if ev.type == SEAT_TIMED_OUT else None)
+    # event types (and whose time ran out, who left), never a seat's hidden payload
+    changes = [(ev.seq, ev.type, ev.payload if ev.type == SEAT_TIMED_OUT or ev.type in LEAVING else None)
                for ev in service.store.events(game_id, after=min(behind))] if behind else []
     names = summary["players"]
     for seat, since in cursors.items():
         if since >= version:
             continue
         ended = {t for seq, t, _ in changes if seq > since}
-        timed_out = [p for seq, t, p in changes if seq > since and p is not None]
+        timed_out = [p for seq, t, p in changes if seq > since and t == SEAT_TIMED_OUT]
+        # seats that left since (a game that plays on: their event ends nothing)
+        gone = [p.get("seat") for seq, t, p in changes
+                if seq > since and t in LEAVING and isinstance(p, dict) and "result" not in p]
         note = None
         if over:
             reason = "game-over"
         elif seat == ORGANISER:
-            if not timed_out:
+            if not timed_out and not gone:
                 box.advance(game_id, seat, version)  # nothing for the organiser: read no further back
                 continue
-            reason, note = "timeout", organiser_note(game_id, timed_out, names)
+            if timed_out:
+                reason, note = "timeout", organiser_note(game_id, timed_out, names)
+            else:
+                reason, note = "left", left_note(gone, names, seat)
         elif seat == SPECTATORS:
             reason = "turn"  # onlookers hear of every change, whoever is to act
+            note = left_note(gone, names, seat) if gone else None
         elif any(p.get("seat") == seat for p in timed_out):
             reason = "timeout"
             note = {"remind": "You may still move: the game waits for you, and the organiser decides "
@@ -223,8 +234,11 @@ def sweep(service, game_id: str) -> list[str]:
                     }.get(next(p for p in timed_out if p.get("seat") == seat).get("on_timeout"))
         elif seat in summary["to_act"]:
             reason = "turn"
+            note = left_note(gone, names, seat) if gone else None
         elif since == 0:
             reason = "start"
+        elif gone:
+            reason, note = "left", left_note(gone, names, seat)
         elif ended & set(HAND_ENDS):
             reason = "hand"
         elif ended & set(TRICK_ENDS):
@@ -233,6 +247,20 @@ def sweep(service, game_id: str) -> list[str]:
             continue
         made.append(queue_notice(service, game_id, seat, reason, note))
     return made
+
+
+def left_note(gone: list, names: list[str], seat: int) -> str:
+    """What a seat (or an onlooker) is told of seats that left a game that plays on."""
+    lines = []
+    for who in gone:
+        if who == seat:
+            lines.append("You have left the game: the referee plays your seat from now on, "
+                         "and it can no longer win.")
+        else:
+            name = names[who] if isinstance(who, int) and 0 <= who < len(names) else f"seat {who}"
+            lines.append(f"{name} has left the game: the referee plays their seat from now on, "
+                         "and it can no longer win.")
+    return "\n".join(lines)
 
 
 def organiser_note(game_id: str, timed_out: list[dict], names: list[str]) -> str:

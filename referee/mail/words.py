@@ -30,6 +30,7 @@ TO_A_SEAT = {
     "game-over": ("game over", "The game is over."),
     "reminder": ("reminder: your turn", "Reminder: it is your turn."),
     "timeout": ("your time ran out", "Your time to move ran out."),
+    "left": ("a player left the game", "A player has left the game; it goes on."),
     "applied": ("your move is applied", "Your mailed move was applied."),
     "refused": ("your move is refused", "Your mailed move was refused."),
     "show": ("the game as it stands", "The game as it stands."),
@@ -39,6 +40,7 @@ TO_AN_ONLOOKER = {
     "turn": ("the game goes on", "The game goes on."),
     "game-over": ("game over", "The game is over."),
     "timeout": ("a seat ran out of time", "A seat ran out of time."),
+    "left": ("a player left the game", "A player has left the game; it goes on."),
     "undelivered": ("a notice could not be delivered", "A notice could not be delivered."),
 }
 

@@ -54,12 +54,18 @@ def placings(result: dict, seats: int) -> list[int]:
     """Each seat's place from a game's ``result`` ({winners, reason, scores}): the
     winners share first place; the others follow by score, highest first, equal
     scores sharing a place (competition ranking: 1, 2, 2, 4). A score that is not a
-    number counts as equal to every other such score, below every number."""
+    number counts as equal to every other such score, below every number. The
+    seats that left a game that played on (``left``, in the order they left) come
+    after every seat still in, whatever their scores, the later leaver above the
+    earlier."""
     winners = {w for w in result.get("winners") or [] if isinstance(w, int) and 0 <= w < seats}
     scores = list(result.get("scores") or [])
     scores += [None] * (seats - len(scores))
+    left = [s for s in result.get("left") or [] if isinstance(s, int) and 0 <= s < seats]
 
     def key(seat):  # higher is better
+        if seat in left:
+            return (-1, float(left.index(seat)))
         n = _number(scores[seat])
         return (0, 0.0) if n is None else (1, n)
 
@@ -94,7 +100,8 @@ def outcome(events: list[Event]) -> dict | None:
     """What rating needs from a game's whole log: its id and game, the player id of
     each seat (None for a seat no player holds: a name or a bot), whether it is
     stacked or created with ``rated: false``, and, once it ended, its result and
-    the time of the event that ended it. None for an empty log.
+    the time of the event that ended it; ``left``: seat -> when it left a game
+    that played on (house rule ``on_resign``). None for an empty log.
 
     A seat's player is the ``player`` of its entry in the created event, or of the
     last ``seat-replaced`` event for it (a seat handed to a bot or a bare name holds
@@ -109,17 +116,22 @@ def outcome(events: list[Event]) -> dict | None:
     players: list[str | None] = [s.get("player") if isinstance(s, dict) else None for s in seats]
     table = Table.from_created(events[0])
     ended = None
+    left: dict[int, str] = {}  # seat -> when it left a game that played on
     for ev in events[1:]:
         if ev.type == "seat-replaced" and isinstance(ev.payload.get("seat"), int) \
                 and 0 <= ev.payload["seat"] < len(players):
             players[ev.payload["seat"]] = ev.payload.get("player")
+        before = len(table.state.left)
         table.apply(ev)
+        if len(table.state.left) > before:
+            left[table.state.left[-1]] = ev.at
         if ended is None and table.state.result is not None:
             ended = ev.at
     rated = created.get("rated", (created.get("options") or {}).get("rated", True))
     return {"id": created.get("id"), "game": created.get("game"), "players": players,
             "stacked": bool(created.get("stacked")), "rated": rated is not False,
-            "aborted": bool(table.aborted), "result": table.state.result, "ended_at": ended}
+            "aborted": bool(table.aborted), "result": table.state.result, "ended_at": ended,
+            "left": left}
 
 
 def eligible(out: dict | None) -> bool:
@@ -150,6 +162,8 @@ def plan(out: dict, before: dict[str, dict | None]) -> dict:
         if not pid:
             continue
         entry = {"player": pid, "seat": seat, "place": places[seat], "won": seat in winners}
+        if seat in out.get("left", {}):  # the seat left the game while it played on: when
+            entry["left_at"] = out["left"][seat]
         if rated:
             entry["before"] = before.get(pid) or initial()
             entry["after"] = after[seat]

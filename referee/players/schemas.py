@@ -176,6 +176,8 @@ class PlayerHistoryEntry(Schema):
     ended_at = fields.String()
     order = fields.Integer(metadata={"description": "the game's place in the order games were rated"})
     place = fields.Integer()
+    left_at = fields.String(metadata={"description": "when the player left the game while the others "
+                                                     "played on (house rule on_resign); absent if they did not"})
     before = fields.Nested(PlayerRating)
     after = fields.Nested(PlayerRating)
 

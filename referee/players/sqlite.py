@@ -322,6 +322,7 @@ def _apply(conn, made: dict, p: dict, order: int) -> None:
 
 
 def entry_of(made: dict, p: dict, order: int) -> dict:
-    """A player's history entry for a rated game."""
+    """A player's history entry for a rated game (``left_at``: when the player left
+    it, if they left a game that played on)."""
     return {"game_id": made["game_id"], "ended_at": made["ended_at"], "order": order, "place": p["place"],
-            "before": p["before"], "after": p["after"]}
+            "before": p["before"], "after": p["after"], **({"left_at": p["left_at"]} if "left_at" in p else {})}

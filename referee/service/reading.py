@@ -78,7 +78,9 @@ class Reading:
         self._heal(rec)
         with self._lock(game_id):
             table = self.load(game_id, rec)
-            moves = table.engine.legal(table.state, caller.seat) if table.due() is None else []
+            # a seat that left the game has no move: the referee plays its turns
+            moves = (table.engine.legal(table.state, caller.seat)
+                     if table.due() is None and caller.seat not in table.state.left else [])
             # each move also as text, for clients (and notices) that speak the notation
             return {"seat": caller.seat, "version": table.seq, "moves": moves,
                     "text": [table.engine.format(m) for m in moves]}

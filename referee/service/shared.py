@@ -23,8 +23,9 @@ SNAPSHOT_EVERY = 16
 # What a cached table holds: bumped when Table gains a field a replay would fill
 # in differently from its default (2: the clock's timers, bots and owed moves;
 # 3: the states' ``revealed``; 4: the seats' replacements, for naming who held a
-# seat when; 5: whether the game is one of players).
-TABLE_FORMAT = 5
+# seat when; 5: whether the game is one of players; 6: the states' ``left``, the
+# seats that left a game that plays on).
+TABLE_FORMAT = 6
 
 
 def deadlines(table: Table, seat: int | None) -> dict:

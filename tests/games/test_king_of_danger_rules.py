@@ -38,9 +38,11 @@ def illegal_rule(table, seat, move) -> str:
 
 
 def test_options_defaults():
-    assert KOD.setup({}, 3) == {"target": 31, "first_dealer": 0, "follow_suit": "hand", "trackers": "carry"}
+    assert KOD.setup({}, 3) == {"target": 31, "first_dealer": 0, "follow_suit": "hand", "trackers": "carry",
+                                "on_resign": "play-on"}
     assert KOD.setup({"target": 50, "first_dealer": 4, "deck": list(DECK)}, 5) == {
-        "target": 50, "first_dealer": 4, "deck": list(DECK), "follow_suit": "hand", "trackers": "carry"}
+        "target": 50, "first_dealer": 4, "deck": list(DECK), "follow_suit": "hand", "trackers": "carry",
+        "on_resign": "play-on"}
     assert KOD.setup({"follow_suit": "hand-and-table"}, 2)["follow_suit"] == "hand-and-table"
     assert KOD.setup({"trackers": "reset"}, 4)["trackers"] == "reset"
 
@@ -293,8 +295,8 @@ def test_no_move_after_the_game_is_over():
     assert KOD.legal(table.state, BOB) == []
 
 
-def test_resign_ends_the_game_for_the_others():
-    table, log = start(3, THREE_DECK)
+def test_resign_ends_the_game_for_the_others_under_on_resign_end():
+    table, log = start(3, THREE_DECK, on_resign="end")
     play_trick(table, THREE_TRICKS[0][0], log)
     play(table, CY, "resign", log)
     # the highest score among the others wins; trackers are not scores, all are 0

@@ -38,8 +38,8 @@ def test_defaults_are_filled_in():
     assert ENG.setup({}, 4) == {"squires": "random", "personality_order": "shuffled", "first_player": 0,
                                 "first_dealer": 0, "personality_deck": None, "event_deck": None,
                                 "reactions": "one-per-seat", "react_to_own_card": False,
-                                "bonus_ties": "leftmost"}
-    rules = {"reactions": "one-per-card", "react_to_own_card": True, "bonus_ties": "none"}
+                                "bonus_ties": "leftmost", "on_resign": "play-on"}
+    rules = {"reactions": "one-per-card", "react_to_own_card": True, "bonus_ties": "none", "on_resign": "end"}
     assert ENG.setup(rules, 4) == {**ENG.setup({}, 4), **rules}
 
 

@@ -33,8 +33,9 @@ def refused(table, seat, m, rule):
 
 def test_options_defaults_and_refusals():
     assert KK.setup({}, 4) == {"wild_cards": False, "first_dealer": 0, "wild_stands_for": "any",
-                               "match": "compulsory"}
-    rules = {"wild_cards": True, "first_dealer": 2, "wild_stands_for": "not-held", "match": "optional"}
+                               "match": "compulsory", "on_resign": "play-on"}
+    rules = {"wild_cards": True, "first_dealer": 2, "wild_stands_for": "not-held", "match": "optional",
+             "on_resign": "end"}
     assert KK.setup(rules, 3) == rules
     for opts, fld in [({"colour": 1}, "colour"), ({"wild_cards": "yes"}, "wild_cards"),
                       ({"first_dealer": 3}, "first_dealer"), ({"first_dealer": True}, "first_dealer"),

@@ -135,7 +135,9 @@ def test_with_the_house_rule_a_match_may_stay_in_the_field():
     assert s.field == [["B3C"], ["R2S"], ["G3C"], ["B4K"], ["Y1A"], ["B1A"]]
     # The game's export so far audits valid; claiming the default reading, the
     # replay refuses the card left in the field.
-    move(table, 0, {"type": "resign"}, log)
+    for seat in (0, 1, 3):  # each leaves in turn (house rule on_resign): seat 2, the last in, wins
+        move(table, seat, {"type": "resign"}, log)
+    assert table.over and table.state.result["winners"] == [2]
     text = "".join(e.to_json() + "\n" for e in log)
     report = audit(text)
     assert report["valid"] and report["seed"] == "verified", report
@@ -152,6 +154,7 @@ def test_a_game_created_before_the_house_rule_must_take_and_audits():
                             True).to_dict()
     d["payload"]["engine_version"] = 3
     del d["payload"]["options"]["match"]
+    del d["payload"]["options"]["on_resign"]  # as version 3 wrote it: a resignation ends the game
     created = Event.from_dict({**d, "hash": ""}).sealed()
     table = Table.from_created(created)
     log = [created] + table.settle_all(SEED)

@@ -143,7 +143,8 @@ def test_the_same_players_game_under_another_id_fails(round_robin):
 def test_a_seat_that_resigned_or_forfeited_is_placed_last_at_a_table_of_three(how):
     """Placed last whatever its score (its score here is the middle one), by the
     referee and by the audit, which reads the resignation or the forfeit from the
-    game's log: the others by their scores."""
+    game's log: the others, who play the game on to its end without the seat
+    (house rule on_resign), by its result."""
     run = Run(name="Three", game="king-of-danger", options={"target": 200}, format="tables",
               players=players(3), rounds=1, table_size=3,
               clock={"move_seconds": 60, "on_timeout": "forfeit"})
@@ -167,11 +168,14 @@ def test_a_seat_that_resigned_or_forfeited_is_placed_last_at_a_table_of_three(ho
         table.commit(fork)
         log += events + table.settle_all(seed)
     assert how in [ev.type for ev in log]
+    assert not table.over and table.state.left == (middle,)
+    while not table.over:  # the two still in play on; the referee plays the third seat
+        seat = rnd.choice(table.to_act())
+        play(table, seat, rnd.choice(candidates(table.engine, table.state, seat)), seed, log)
     run.games[game_id] = log
     recorded = run.commit(run.league.propose_result(game_id, log, at=AT))[0]
-    by_score = sorted((s for s in range(3) if s != middle), key=lambda s: -scores[s])
-    assert recorded.payload["placings"][middle] == 3
-    assert [recorded.payload["placings"][s] for s in by_score] == [1, 2]
+    winner, = table.state.result["winners"]
+    assert recorded.payload["placings"][middle] == 3 and recorded.payload["placings"][winner] == 1
     run.settle()
     assert run.state.finished
     report = audit_league(run.bundle())

@@ -23,6 +23,7 @@ from referee.games.base import (
     check_option_names,
     check_players,
     house_rule,
+    on_resign_option,
     seat_option,
     stacked_deck,
 )
@@ -35,6 +36,7 @@ from referee.games.king_of_danger.trick import (
     trackers_after,
     winner,
 )
+from referee.games.leaving import without_leavers
 
 DEAL, PLAY, SCORE, END = "deal", "play", "score", "end"
 DEFAULT_TARGET = 31
@@ -45,7 +47,7 @@ FOLLOW_SUIT = ("hand", "hand-and-table")
 # House rule (R1): whether the trackers carry over from hand to hand (default) or
 # every hand starts them at 3 again.
 TRACKERS = ("carry", "reset")
-OPTIONS = ("target", "first_dealer", "deck", "follow_suit", "trackers")
+OPTIONS = ("target", "first_dealer", "deck", "follow_suit", "trackers", "on_resign")
 
 
 @dataclass(kw_only=True)
@@ -74,8 +76,8 @@ class KingOfDanger(Engine):
     version = 3  # 2: the house rule follow_suit; 3: the house rule trackers, games of players (referee/seeing.py)
     players_since = 3
     # Games created before version 2 were played with face-up cards obliging, and
-    # before version 3 with the trackers carried over.
-    later_options = {"follow_suit": (2, "hand-and-table"), "trackers": (3, "carry")}
+    # before version 3 with the trackers carried over and a resignation ending the game.
+    later_options = {"follow_suit": (2, "hand-and-table"), "trackers": (3, "carry"), "on_resign": (3, "end")}
 
     # ---- making a game -----------------------------------------------------------
 
@@ -90,7 +92,8 @@ class KingOfDanger(Engine):
         check_deck(options, "deck", list(DECK))
         out = {"target": target, "first_dealer": first_dealer,
                "follow_suit": house_rule(options, "follow_suit", FOLLOW_SUIT),
-               "trackers": house_rule(options, "trackers", TRACKERS)}
+               "trackers": house_rule(options, "trackers", TRACKERS),
+               "on_resign": on_resign_option(options)}
         if options.get("deck") is not None:
             out["deck"] = copy.deepcopy(options["deck"])
         return out
@@ -120,12 +123,13 @@ class KingOfDanger(Engine):
             return [Draft("hand-scored", {"hand": state.hands_dealt,
                                           "trackers": list(state.trackers), "scores": totals})]
         if step == "end-game":
-            top = max(state.scores)
-            seat = state.scores.index(top)
+            # the highest score of the seats still in (a seat that left cannot win)
+            seat = max(_still_in(state), key=lambda s: (state.scores[s], -s))
+            top = state.scores[seat]
             reason = (f"{state.names[seat]} has the highest score, {top}, after hand"
                       f" {state.hands_dealt} (target {state.options['target']})")
-            return [Draft("game-ended", {"result": {"winners": [seat], "reason": reason,
-                                                    "scores": list(state.scores)}})]
+            return [Draft("game-ended", {"result": without_leavers(state, {
+                "winners": [seat], "reason": reason, "scores": list(state.scores)})})]
         return []
 
     # ---- moves ---------------------------------------------------------------------
@@ -270,8 +274,11 @@ class KingOfDanger(Engine):
             state.scores = p["scores"]
             state.hands, state.face_up, state.face_down = [], [], []
             state.leftovers, state.trick, state.tricks = [], [], []
-            top = max(state.scores)
-            if top >= state.options["target"] and state.scores.count(top) == 1:
+            # The game ends once a seat reaches the target, unless the highest score
+            # is tied (then another hand); the tie that counts is among the seats
+            # still in, as a seat that left cannot win (house rule on_resign).
+            best = [state.scores[s] for s in _still_in(state)]
+            if max(state.scores) >= state.options["target"] and best.count(max(best)) == 1:
                 state.phase = END
             else:
                 state.phase = DEAL
@@ -298,6 +305,7 @@ class KingOfDanger(Engine):
             "game": self.name, "players": list(state.names), "stacked": state.stacked,
             "target": state.options["target"], "follow_suit": state.options["follow_suit"],
             "trackers_between_hands": state.options["trackers"], "phase": state.phase,
+            "on_resign": state.options["on_resign"], "left": list(state.left),
             "hand_number": state.hands_dealt, "dealer": state.dealer,
             "trackers": list(state.trackers), "scores": list(state.scores),
             "leftovers": list(state.leftovers),
@@ -343,3 +351,9 @@ class KingOfDanger(Engine):
 
     def describe(self, event: Event) -> str:
         return text.describe(event)
+
+
+def _still_in(state: KingOfDangerState) -> list[int]:
+    """The seats that have not left the game (every seat, unless some resigned in a
+    game that plays on)."""
+    return [s for s in range(state.players) if s not in state.left]

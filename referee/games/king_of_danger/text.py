@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from referee.events import Event
 from referee.games.king_of_danger.cards import KING_NAMES
-from referee.narration import named
+from referee.narration import left_line, named
 
 _BY = {"king-of-danger": "the King of Danger", "king-condition": "a King whose condition holds",
        "highest": "the highest card"}
@@ -25,6 +25,7 @@ def render(view: dict) -> str:
              + (", trackers back to 3 each hand" if view.get("trackers_between_hands") == "reset" else "")]
     lines.append(f"Scores:   {_row(names, view['scores'])}")
     lines.append(f"Trackers: {_row(names, view['trackers'])}")
+    lines += left_line(view.get("left"), names)
     if view["result"]:
         winners = ", ".join(names[s] for s in view["result"]["winners"])
         lines.append(f"Game over: {winners} won ({named(view['result']['reason'], names)})")

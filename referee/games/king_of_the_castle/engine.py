@@ -12,6 +12,7 @@ from referee.games.base import (
     check_deck,
     check_option_names,
     house_rule,
+    on_resign_option,
     seat_option,
 )
 from referee.games.king_of_the_castle import flow, notation, scoring, views
@@ -20,6 +21,7 @@ from referee.games.king_of_the_castle.evolve import APPLY
 from referee.games.king_of_the_castle.flow import Script, advance
 from referee.games.king_of_the_castle.plays import check_play, plays
 from referee.games.king_of_the_castle.state import CastleState
+from referee.games.leaving import without_leavers
 
 # House rules (docs/games/king-of-the-castle.md, rulings 7 and 3): the readings, default first;
 # bonus_ties (ruling 3): who earns the Seneschal's and the Master at Arms' bonuses
@@ -27,7 +29,7 @@ from referee.games.king_of_the_castle.state import CastleState
 HOUSE_RULES = {"reactions": ("one-per-seat", "one-per-card"), "react_to_own_card": (False, True),
                "bonus_ties": ("leftmost", "all", "none")}
 OPTIONS = ("squires", "personality_order", "first_player", "first_dealer",
-           "personality_deck", "event_deck", *HOUSE_RULES)
+           "personality_deck", "event_deck", *HOUSE_RULES, "on_resign")
 WINDOW_CARD = {"death": "lucky-escape", "discard": "not-that-bad"}
 
 
@@ -47,12 +49,12 @@ class KingOfTheCastle(Engine):
     min_players, max_players = 2, 8
     # 2: standing_fresh; 3: the house rules on reactions, and the Lord of the leftmost
     # castle earning the largest castle's bonus at level 0 (zero_level_lord_bonus);
-    # 4: the house rule bonus_ties, games of players (referee/seeing.py)
+    # 4: the house rules bonus_ties and on_resign, games of players (referee/seeing.py)
     version = 4
     players_since = 4
     # Games created before a house rule were played under what is now its default.
     later_options = {"reactions": (3, "one-per-seat"), "react_to_own_card": (3, False),
-                     "bonus_ties": (4, "leftmost")}
+                     "bonus_ties": (4, "leftmost"), "on_resign": (4, "end")}
 
     # ---- setting up ------------------------------------------------------------------
 
@@ -76,7 +78,8 @@ class KingOfTheCastle(Engine):
                 "first_dealer": seat_option(options, "first_dealer", players),
                 "personality_deck": people,
                 "event_deck": _deck_option(options, "event_deck", CATALOGUE),
-                **{name: house_rule(options, name, readings) for name, readings in HOUSE_RULES.items()}}
+                **{name: house_rule(options, name, readings) for name, readings in HOUSE_RULES.items()},
+                "on_resign": on_resign_option(options)}
 
     def start(self, created: dict) -> CastleState:
         opts = self.created_options(created)
@@ -118,7 +121,7 @@ class KingOfTheCastle(Engine):
             hand = state.hands[seat]
             script.emit("lost", {"seat": seat, "card": hand[rng.randbelow(len(hand))]})
         elif step == "score":
-            script.emit("game-ended", {"result": scoring.result(state)})
+            script.emit("game-ended", {"result": without_leavers(state, scoring.result(state))})
             return script.drafts
         else:
             return []

@@ -5,7 +5,7 @@ from __future__ import annotations
 from referee.games.base import ADMIN, open_to_all
 from referee.games.king_of_the_castle.cards import ATTRIBUTES, POSTS, SQUIRES
 from referee.games.king_of_the_castle.kingdom import castle_level
-from referee.narration import named
+from referee.narration import left_line, named
 
 
 def _sees_all(state, viewer) -> bool:
@@ -46,6 +46,7 @@ def view(state, viewer) -> dict:
         "reactions": state.options["reactions"],
         "react_to_own_card": state.options["react_to_own_card"],
         "bonus_ties": state.options["bonus_ties"],
+        "on_resign": state.options["on_resign"], "left": list(state.left),
         "result": state.result,
     }
     if state.options["personality_order"] == "alphabetical" or everything:
@@ -116,6 +117,7 @@ def render(state, viewer) -> str:
                  f"{', '.join(v['event_discard']) or '-'}")
     names = state.names
     lines.append("Hands: " + ", ".join(f"{names[s]} {n}" for s, n in enumerate(v["hand_sizes"])))
+    lines += left_line(v.get("left"), names)
     if "hand" in v:
         lines.append(f"Your hand: {', '.join(v['hand']) or '-'}; your squires: "
                      f"{' '.join(v['squires']) if v['squires'] else 'not chosen yet'}")

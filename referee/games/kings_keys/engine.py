@@ -28,6 +28,7 @@ from referee.games.base import (
     check_deck,
     check_option_names,
     house_rule,
+    on_resign_option,
     seat_option,
     stacked_deck,
 )
@@ -42,6 +43,7 @@ from referee.games.kings_keys.field import (
     takeable,
 )
 from referee.games.kings_keys.scoring import best_arrangement
+from referee.games.leaving import without_leavers
 
 ROTATIONS = 3  # every seat deals this many (counted) hands
 # House rule (docs/games/kings-keys.md, R8): what a wild card may stand for when
@@ -50,7 +52,7 @@ WILD_STANDS_FOR = ("any", "not-held")
 # House rule (R1): whether a card that matches must take (default) or may stay in
 # the field.
 MATCH = ("compulsory", "optional")
-OPTIONS = ("wild_cards", "first_dealer", "deck", "wild_stands_for", "match")
+OPTIONS = ("wild_cards", "first_dealer", "deck", "wild_stands_for", "match", "on_resign")
 
 
 @dataclass(kw_only=True)
@@ -77,11 +79,11 @@ class KingsKeys(Engine):
     title = "King's Keys"
     min_players, max_players = 3, 4
     # 2: wild cards may stand for cards held (ruling R8); 3: the house rule
-    # wild_stands_for; 4: the house rule match, games of players (referee/seeing.py)
+    # wild_stands_for; 4: the house rules match and on_resign, games of players (referee/seeing.py)
     version = 4
     players_since = 4
     # Games created before a house rule were played as its default reads.
-    later_options = {"wild_stands_for": (3, "any"), "match": (4, "compulsory")}
+    later_options = {"wild_stands_for": (3, "any"), "match": (4, "compulsory"), "on_resign": (4, "end")}
 
     # ---- creating ------------------------------------------------------------------
 
@@ -93,7 +95,8 @@ class KingsKeys(Engine):
         first = seat_option(options, "first_dealer", players)
         out = {"wild_cards": wild, "first_dealer": first,
                "wild_stands_for": house_rule(options, "wild_stands_for", WILD_STANDS_FOR),
-               "match": house_rule(options, "match", MATCH)}
+               "match": house_rule(options, "match", MATCH),
+               "on_resign": on_resign_option(options)}
         if options.get("deck") is not None:
             check_deck(options, "deck", deck(wild))
             out["deck"] = options["deck"]
@@ -126,7 +129,7 @@ class KingsKeys(Engine):
         if state.stage == "score":
             return [self._score(state)]
         if state.stage == "end":
-            return [Draft("game-ended", {"result": final_result(state.totals)})]
+            return [Draft("game-ended", {"result": without_leavers(state, final_result(state.totals))})]
         return []
 
     def _deal(self, state: KingsKeysState, rng) -> Draft:
@@ -333,6 +336,7 @@ class KingsKeys(Engine):
             "game": self.name, "stage": state.stage, "stacked": state.stacked,
             "wild_cards": state.options["wild_cards"],
             "wild_stands_for": state.options["wild_stands_for"], "match": state.options["match"],
+            "on_resign": state.options["on_resign"], "left": list(state.left),
             "hand_number": state.hands_played + (0 if state.stage in ("deal", "end", "over") else 1),
             "dealer": state.dealer, "dealt_by": list(state.dealt_by),
             "turn": state.turn if state.stage in ("play", "choose") else None,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from referee.events import Event
-from referee.narration import named
+from referee.narration import left_line, named
 
 
 def _cards(cards) -> str:
@@ -27,6 +27,7 @@ def render(view: dict, names: list[str]) -> str:
     if view["drawn"]:
         lines.append(f"Turned up from the pile, waiting for a choice: {view['drawn']}")
     lines.append(f"Draw pile: {view['pile_size']} cards")
+    lines += left_line(view.get("left"), names)
     for s, name in enumerate(names):
         mark = " <- to play" if view["turn"] == s else ""
         lines.append(f"{name} (seat {s}): {view['totals'][s]} points, "

@@ -119,6 +119,8 @@
     if (V.status === "finished" || V.status === "aborted") {
       var r = V.result;
       say("The game is over" + (r && r.reason ? ": " + r.reason : "") + ".");
+    } else if (V.view && (V.view.left || []).indexOf(V.seat) >= 0) {
+      say("You have left this game: the referee plays your seat from now on, and it can no longer win.");
     } else if (!legal.moves.length) {
       say("The referee is taking its step; your moves will be here in a moment.");
     } else if (V.to_act.indexOf(V.seat) >= 0) {

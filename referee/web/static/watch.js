@@ -65,13 +65,16 @@
     });
     document.getElementById("heading").textContent = title + ": " + names.join(", ");
     var result = outcome(view.result, names, view.status === "aborted");
+    // seats that left a game that plays on (house rule on_resign): the referee plays them
+    var left = (view.view && view.view.left) || [];
     names.forEach(function (name, i) {
       var tr = document.createElement("tr");
       var won = result && result.winners.indexOf(i) >= 0;
       if (won) { tr.className = "winner"; }
       var cells = [i, name + (view.seat === i ? " (you)" : ""),
                    summary.scores ? summary.scores[i] : "",
-                   won ? result.mark : (view.to_act.indexOf(i) >= 0 && view.status === "active" ? "to play" : "")];
+                   won ? result.mark : left.indexOf(i) >= 0 ? "left the game"
+                     : (view.to_act.indexOf(i) >= 0 && view.status === "active" ? "to play" : "")];
       cells.forEach(function (c) { var td = document.createElement("td"); td.textContent = c; tr.appendChild(td); });
       body.appendChild(tr);
     });
