@@ -187,7 +187,8 @@ def sweep(service, game_id: str) -> list[str]:
         return []  # a referee step is due: its own sweep follows, once it is written
     made = []
     box = outbox_of(service)
-    extra = service.record(game_id).extra
+    rec = service.record(game_id)
+    extra = rec.extra
     told = extra.get("contacts", {})  # seats with a channel
     cursors = {seat: box.cursor(game_id, seat) for seat in range(len(summary["players"])) if str(seat) in told}
     for seat in AUDIENCE:
@@ -231,6 +232,8 @@ def sweep(service, game_id: str) -> list[str]:
             reason = "trick"
         else:
             continue
+        if not service.wants_notice(rec, seat, reason):
+            continue  # the cursor stays: the seat's next notice tells this too
         made.append(queue_notice(service, game_id, seat, reason, note))
     return made
 

@@ -81,6 +81,12 @@ class GameService(Keeping, Reading, Moves, Steps, Creating, Receipting):
         # player's): that caller is known, only holds no seat here, and is refused 403
         # rather than 401. The player layer answers it (referee/system.py).
         self.someones_token: Callable[[str], bool] = lambda token: False
+        # A player's calendar settings (referee/calendar), shown and changed with the
+        # player's own record; None: a referee without that room.
+        self.player_settings = None
+        # Whether a notice the log makes due is sent to a seat's player (their
+        # ``notices`` setting, referee/calendar): every one unless told otherwise.
+        self.wants_notice: Callable[[object, int, str], bool] = lambda record, seat, reason: True
         self._locks = [threading.RLock() for _ in range(64)]
         self._cache_lock = threading.Lock()
 
