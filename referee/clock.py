@@ -37,6 +37,11 @@ def check_clock(clock) -> dict | None:
     if not isinstance(clock, dict):
         raise MalformedMove("clock must be an object {move_seconds, remind_seconds, on_timeout}",
                             field="options.clock")
+    if "kind" in clock:
+        if clock["kind"] != BANK:
+            raise MalformedMove(f"clock.kind is {BANK!r} (a time bank), or left out for a time a move",
+                                field="options.clock.kind")
+        return check_bank(clock)
     unknown = set(clock) - {"move_seconds", "remind_seconds", "on_timeout"}
     if unknown:
         raise MalformedMove(f"unknown clock field(s): {', '.join(sorted(unknown))}",
@@ -58,6 +63,109 @@ def check_clock(clock) -> dict | None:
 
 def _whole(n) -> bool:
     return isinstance(n, int) and not isinstance(n, bool)
+
+
+# ---- time banks --------------------------------------------------------------------
+# A bank clock: each seat starts with ``initial_seconds``, its time to act is drawn
+# from it, and it gains ``increment_seconds`` each time its turn ends, never above
+# ``max_seconds`` (a Fischer increment with a cap). A seat's deadline is when its
+# bank would run out. Banks are kept in whole microseconds, the log's own
+# resolution, so every replay computes the very same deadlines.
+
+BANK = "bank"
+BANK_FIELDS = ("kind", "initial_seconds", "increment_seconds", "max_seconds", "remind_seconds", "on_timeout")
+MICRO = 1_000_000
+
+
+def is_bank(clock: dict | None) -> bool:
+    return clock is not None and clock.get("kind") == BANK
+
+
+def check_bank(clock: dict) -> dict:
+    unknown = set(clock) - set(BANK_FIELDS)
+    if unknown:
+        raise MalformedMove(f"unknown clock field(s): {', '.join(sorted(unknown))}",
+                            field=f"options.clock.{sorted(unknown)[0]}")
+    initial = clock.get("initial_seconds")
+    if not _whole(initial) or not MIN_MOVE_SECONDS <= initial <= MAX_MOVE_SECONDS:
+        raise MalformedMove(f"clock.initial_seconds must be a whole number of seconds from {MIN_MOVE_SECONDS} "
+                            f"to {MAX_MOVE_SECONDS}", field="options.clock.initial_seconds")
+    increment = clock.get("increment_seconds", 0)
+    if not _whole(increment) or not 0 <= increment <= MAX_MOVE_SECONDS:
+        raise MalformedMove(f"clock.increment_seconds must be a whole number of seconds from 0 to "
+                            f"{MAX_MOVE_SECONDS}", field="options.clock.increment_seconds")
+    most = clock.get("max_seconds", initial)
+    if not _whole(most) or not initial <= most <= MAX_MOVE_SECONDS:
+        raise MalformedMove(f"clock.max_seconds must be a whole number of seconds from initial_seconds to "
+                            f"{MAX_MOVE_SECONDS}", field="options.clock.max_seconds")
+    remind = clock.get("remind_seconds", 0)
+    if not _whole(remind) or not 0 <= remind < most:
+        raise MalformedMove("clock.remind_seconds must be a whole number from 0 (no reminder) to less "
+                            "than max_seconds", field="options.clock.remind_seconds")
+    on_timeout = clock.get("on_timeout", "remind")
+    if on_timeout not in ON_TIMEOUT:
+        raise MalformedMove(f"clock.on_timeout must be one of {', '.join(ON_TIMEOUT)}",
+                            field="options.clock.on_timeout")
+    return {"kind": BANK, "initial_seconds": initial, "increment_seconds": increment, "max_seconds": most,
+            "remind_seconds": remind, "on_timeout": on_timeout}
+
+
+def bank_of(table, seat: int) -> int:
+    """What ``seat``'s bank held when its time last started (microseconds)."""
+    return table.banks.get(seat, table.clock["initial_seconds"] * MICRO)
+
+
+def _micro(since_at: str, at: str) -> int:
+    return (parse_at(at) - parse_at(since_at)) // timedelta(microseconds=1)
+
+
+def spend(table, acting: list[int], ev) -> dict:
+    """The banks after ``ev``, as a new mapping: each seat whose time stops at
+    ``ev`` (its turn ends, or it acts and stays to act, its time starting again)
+    pays what it used since its time started (never below empty), and a seat whose
+    turn ends gains the increment, up to the cap. Unchanged without a running bank."""
+    if not is_bank(table.clock) or table.paused:
+        return table.banks
+    clock, banks = table.clock, dict(table.banks)
+    for seat, start in table.since.items():
+        ended = seat not in acting
+        if not ended and ev.actor != seat:
+            continue
+        left = max(0, bank_of(table, seat) - _micro(start, ev.at))
+        if ended:
+            left = min(clock["max_seconds"] * MICRO, left + clock["increment_seconds"] * MICRO)
+        banks[seat] = left
+    return banks
+
+
+def banks(table) -> list[dict]:
+    """[{seat, seconds}] of every seat under a bank clock (empty under any other):
+    what its bank held when its time last started (a seat to act has its deadline
+    that many seconds after its time started)."""
+    if not is_bank(table.clock):
+        return []
+    return [{"seat": seat, "seconds": bank_of(table, seat) / MICRO} for seat in range(table.state.players)]
+
+
+def seat_deadline(table, seat: int) -> str | None:
+    """The deadline of ``seat`` (to act, its time started), under either clock."""
+    since_at = table.since.get(seat)
+    if not is_bank(table.clock):
+        return deadline(table.clock, since_at)
+    if since_at is None:
+        return None
+    return format_at(parse_at(since_at) + timedelta(microseconds=bank_of(table, seat)))
+
+
+def seat_reminder(table, seat: int) -> str | None:
+    """When ``seat`` is reminded, under either clock (None: no reminder; under a
+    bank, none either when the bank holds no more than ``remind_seconds``)."""
+    if not is_bank(table.clock):
+        return reminder(table.clock, table.since.get(seat))
+    remind = table.clock["remind_seconds"] * MICRO
+    if seat not in table.since or not remind or bank_of(table, seat) <= remind:
+        return None
+    return format_at(parse_at(seat_deadline(table, seat)) - timedelta(microseconds=remind))
 
 
 def started(since: dict, acting: list[int], ev) -> dict:
@@ -95,8 +203,7 @@ def deadlines(table) -> list[dict]:
     still to act (only ``remind`` leaves a seat so)."""
     if table.clock is None or table.paused:
         return []
-    return [{"seat": seat, "deadline": deadline(table.clock, table.since.get(seat)),
-             "overdue": timed_out(table, seat)}
+    return [{"seat": seat, "deadline": seat_deadline(table, seat), "overdue": timed_out(table, seat)}
             for seat in table.to_act() if seat in table.since]
 
 
@@ -121,12 +228,11 @@ def timers(table) -> list[dict]:
     for seat in table.to_act():
         if seat not in table.since or timed_out(table, seat):
             continue
-        started_at, started_seq = table.since[seat], table.since_seq.get(seat, table.seq)
-        remind = reminder(table.clock, started_at)
+        started_seq = table.since_seq.get(seat, table.seq)
+        remind = seat_reminder(table, seat)
         if remind is not None:
             out.append({"at": remind, "kind": REMINDER, "seat": seat, "started": started_seq})
-        out.append({"at": deadline(table.clock, started_at), "kind": DEADLINE, "seat": seat,
-                    "started": started_seq})
+        out.append({"at": seat_deadline(table, seat), "kind": DEADLINE, "seat": seat, "started": started_seq})
     return sorted(out, key=lambda t: (t["at"], t["kind"] != DEADLINE, t["seat"]))
 
 
@@ -173,7 +279,14 @@ def change_payload(current: dict | None, paused: bool, body) -> dict:
 def apply_change(table, ev) -> None:
     """Take on a ``clock-changed`` event: the new clock and pause, and every seat
     to act starts its time again at the change (a full ``move_seconds`` from the
-    moment the clock is set, changed or resumed)."""
+    moment the clock is set, changed or resumed). Under a bank clock a pause keeps
+    each bank as it was at the pause (the time used until then paid), a resume
+    goes on from there, and a new bank clock fills every bank afresh."""
+    if is_bank(table.clock) and not table.paused:  # the time used until now is paid
+        table.banks = {**table.banks, **{seat: max(0, bank_of(table, seat) - _micro(start, ev.at))
+                                         for seat, start in table.since.items()}}
+    if ev.payload["clock"] != table.clock:
+        table.banks = {}
     table.clock, table.paused = ev.payload["clock"], ev.payload["paused"]
     table.since = {seat: ev.at for seat in table.to_act()} if table.clock is not None else {}
     table.since_seq = {seat: ev.seq for seat in table.since}

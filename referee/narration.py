@@ -196,7 +196,14 @@ def _options(game, options: dict, names: list[str]) -> str:
 
 
 def _clock(clock: dict) -> str:
-    said = f"{duration(clock.get('move_seconds', 0))} a move"
+    if clock.get("kind") == "bank":
+        said = f"a time bank of {duration(clock.get('initial_seconds', 0))}"
+        if clock.get("increment_seconds"):
+            said += f", {duration(clock['increment_seconds'])} more a turn"
+        if clock.get("max_seconds", 0) > clock.get("initial_seconds", 0):
+            said += f" up to {duration(clock['max_seconds'])}"
+    else:
+        said = f"{duration(clock.get('move_seconds', 0))} a move"
     if clock.get("remind_seconds"):
         said += f", a reminder {duration(clock['remind_seconds'])} before"
     then = {"autoplay": "the referee moves for a seat out of time",

@@ -68,6 +68,9 @@ class Table(Seeing):
     since_seq: dict = field(default_factory=dict)
     # seat -> the ``since`` its timeout fired for (a seat times out once per turn)
     timed_out: dict = field(default_factory=dict)
+    # seat -> what its bank held (microseconds) when its time last started, under a
+    # bank clock (referee/clock.py); a seat not in it holds the initial bank
+    banks: dict = field(default_factory=dict)
     # seat -> "random" | "basic": the seats the referee plays (from game-created)
     bots: dict = field(default_factory=dict)
     # seat -> "autoplay" | "forfeit": what a timeout left the referee owing it
@@ -264,6 +267,7 @@ class Table(Seeing):
     def _time(self, ev: Event) -> None:
         if self.clock is not None:
             acting = self.to_act()
+            self.banks = clockmod.spend(self, acting, ev)
             self.since = clockmod.started(self.since, acting, ev)
             self.since_seq = clockmod.started_seqs(self.since_seq, acting, ev)
 
@@ -417,7 +421,7 @@ def timeout_payload(table: Table, seat: int, at: str) -> dict:
         raise NotDue("no clock is running")
     if seat not in table.to_act() or seat not in table.since or clockmod.timed_out(table, seat):
         raise NotDue(f"seat {seat} has no deadline running")
-    deadline = clockmod.deadline(table.clock, table.since[seat])
+    deadline = clockmod.seat_deadline(table, seat)
     if at < deadline:
         raise NotDue(f"seat {seat}'s deadline is {deadline}, not yet passed at {at}")
     return {"seat": seat, "deadline": deadline, "on_timeout": table.clock["on_timeout"]}

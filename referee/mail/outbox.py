@@ -132,7 +132,7 @@ def compose(service, game_id: str, seat: int, reason: str, note: str | None = No
             "players": rec.players, "version": view["version"], "status": view["status"],
             "reason": reason, "note": note, "happened": happened, "text": view["text"],
             "legal": legal, "to_act": [rec.players[s] for s in view["to_act"]],
-            "deadline": view.get("deadline"), "overdue": any(d["overdue"] for d in view.get("deadlines", [])
+            "deadline": view.get("deadline"), "banks": view.get("banks") or [], "overdue": any(d["overdue"] for d in view.get("deadlines", [])
                                                              if onlooker or d["seat"] == seat),
             "result": view["result"], "winners": [rec.players[s] for s in (view["result"] or {}).get("winners", [])],
             "written": utcnow()}
