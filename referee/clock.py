@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
+from referee import weekends
 from referee.games.base import MalformedMove
 
 ON_TIMEOUT = ("remind", "autoplay", "forfeit")
@@ -110,6 +111,56 @@ def check_bank(clock: dict) -> dict:
             "remind_seconds": remind, "on_timeout": on_timeout}
 
 
+# ---- a seat's own time: weekends off -------------------------------------------------
+# A seat's time this turn is counted from a mark: (when, microseconds used before it,
+# the zone whose weekends do not count, or None). Without a calendar of the seat's
+# the mark is its time's start, nothing used, every moment counting; a seat's
+# calendar in the log (``seat-calendar``) sets a mark at the change, so the time used
+# before it is counted as it was and the time after it in the new way.
+
+
+def mark_of(table, seat: int) -> tuple:
+    return table.marks.get(seat) or (table.since[seat], 0, None)
+
+
+def used(table, seat: int, at: str) -> int:
+    """Microseconds of ``seat``'s own time used this turn by ``at``."""
+    m_at, spent, tz = mark_of(table, seat)
+    return spent + weekends.running(parse_at(m_at), parse_at(at), tz)
+
+
+def _budget(table, seat: int) -> int:
+    return bank_of(table, seat) if is_bank(table.clock) else table.clock["move_seconds"] * MICRO
+
+
+def _when_used(table, seat: int, amount: int) -> str:
+    """When ``seat`` will have used ``amount`` microseconds of its own time this turn."""
+    m_at, spent, tz = mark_of(table, seat)
+    return format_at(weekends.advance(parse_at(m_at), max(0, amount - spent), tz))
+
+
+def marked(table, acting: list[int], ev) -> dict:
+    """The marks after ``ev`` (a new mapping): a seat whose time starts at ``ev``
+    counts from it in its calendar's way; the others keep theirs while they act."""
+    out = {}
+    for seat in acting:
+        if table.since_seq.get(seat) == ev.seq:
+            if table.calendars.get(seat):
+                out[seat] = (ev.at, 0, table.calendars[seat])
+        elif seat in table.marks:
+            out[seat] = table.marks[seat]
+    return out
+
+
+def apply_calendar(table, ev) -> None:
+    """Take on a ``seat-calendar`` event: the seat's weekends from now on, its time
+    this turn counted the old way until now."""
+    seat, zone = ev.payload["seat"], ev.payload["timezone"] if ev.payload["weekends_off"] else None
+    if seat in table.since and table.clock is not None and not table.paused:
+        table.marks = {**table.marks, seat: (ev.at, used(table, seat, ev.at), zone)}
+    table.calendars = {**{k: v for k, v in table.calendars.items() if k != seat}, **({seat: zone} if zone else {})}
+
+
 def bank_of(table, seat: int) -> int:
     """What ``seat``'s bank held when its time last started (microseconds)."""
     return table.banks.get(seat, table.clock["initial_seconds"] * MICRO)
@@ -127,11 +178,11 @@ def spend(table, acting: list[int], ev) -> dict:
     if not is_bank(table.clock) or table.paused:
         return table.banks
     clock, banks = table.clock, dict(table.banks)
-    for seat, start in table.since.items():
+    for seat in table.since:
         ended = seat not in acting
         if not ended and ev.actor != seat:
             continue
-        left = max(0, bank_of(table, seat) - _micro(start, ev.at))
+        left = max(0, bank_of(table, seat) - used(table, seat, ev.at))
         if ended:
             left = min(clock["max_seconds"] * MICRO, left + clock["increment_seconds"] * MICRO)
         banks[seat] = left
@@ -148,24 +199,23 @@ def banks(table) -> list[dict]:
 
 
 def seat_deadline(table, seat: int) -> str | None:
-    """The deadline of ``seat`` (to act, its time started), under either clock."""
-    since_at = table.since.get(seat)
-    if not is_bank(table.clock):
-        return deadline(table.clock, since_at)
-    if since_at is None:
+    """The deadline of ``seat`` (to act, its time started), under either clock:
+    when its own time (its weekends left out) reaches the time a move or its bank."""
+    if table.clock is None or seat not in table.since:
         return None
-    return format_at(parse_at(since_at) + timedelta(microseconds=bank_of(table, seat)))
+    return _when_used(table, seat, _budget(table, seat))
 
 
 def seat_reminder(table, seat: int) -> str | None:
-    """When ``seat`` is reminded, under either clock (None: no reminder; under a
-    bank, none either when the bank holds no more than ``remind_seconds``)."""
-    if not is_bank(table.clock):
-        return reminder(table.clock, table.since.get(seat))
-    remind = table.clock["remind_seconds"] * MICRO
-    if seat not in table.since or not remind or bank_of(table, seat) <= remind:
+    """When ``seat`` is reminded, under either clock: ``remind_seconds`` of its own
+    time before its deadline (None: no reminder; none either when its time a move or
+    bank holds no more than that, or that moment of its time is behind it)."""
+    if table.clock is None or seat not in table.since or not table.clock["remind_seconds"]:
         return None
-    return format_at(parse_at(seat_deadline(table, seat)) - timedelta(microseconds=remind))
+    at = _budget(table, seat) - table.clock["remind_seconds"] * MICRO
+    if at <= 0 or (seat in table.marks and at < table.marks[seat][1]):
+        return None
+    return _when_used(table, seat, at)
 
 
 def started(since: dict, acting: list[int], ev) -> dict:
@@ -283,10 +333,11 @@ def apply_change(table, ev) -> None:
     each bank as it was at the pause (the time used until then paid), a resume
     goes on from there, and a new bank clock fills every bank afresh."""
     if is_bank(table.clock) and not table.paused:  # the time used until now is paid
-        table.banks = {**table.banks, **{seat: max(0, bank_of(table, seat) - _micro(start, ev.at))
-                                         for seat, start in table.since.items()}}
+        table.banks = {**table.banks, **{seat: max(0, bank_of(table, seat) - used(table, seat, ev.at))
+                                         for seat in table.since}}
     if ev.payload["clock"] != table.clock:
         table.banks = {}
     table.clock, table.paused = ev.payload["clock"], ev.payload["paused"]
     table.since = {seat: ev.at for seat in table.to_act()} if table.clock is not None else {}
     table.since_seq = {seat: ev.seq for seat in table.since}
+    table.marks = {seat: (ev.at, 0, table.calendars[seat]) for seat in table.since if table.calendars.get(seat)}

@@ -253,6 +253,10 @@ def common(event: Event, title: str | None = None) -> str | None:
         if p.get("paused"):
             return "the organiser pauses the clock"
         return f"the clock is set to {_clock(clock)}"
+    if event.type == "seat-calendar":
+        if p.get("weekends_off"):
+            return f"seat {p.get('seat')}'s clock stops at weekends ({p.get('timezone')} time)"
+        return f"seat {p.get('seat')}'s clock runs at weekends"
     if event.type == "game-aborted":
         return f"the organiser ends the game: {p.get('reason', '')}".rstrip(": ")
     if event.type == "seed-revealed":

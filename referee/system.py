@@ -18,7 +18,7 @@ wired here, never named by the service:
   service, which signs the receipt of every answer that appends;
 * the calendar (referee/calendar): the players' settings, handed to the service
   for the players' own record, and which notices each seat's player wants (the
-  outbox's sweep asks);
+  outbox's sweep asks); a game's start writes its players' weekends into its log;
 * players (referee/players): a seat given as ``{"player": ID}`` (an entry
   resolver), whether a token no seat of a game holds is a player's (then 403),
   the confirmation messages and open games' invitations the background sender
@@ -37,6 +37,7 @@ from __future__ import annotations
 import functools
 
 from referee import bots, entries, table, timeouts
+from referee.calendar import weeks
 from referee.calendar.keeping import open_calendar
 from referee.calendar.organiser import Calendar
 from referee.config import Config
@@ -81,8 +82,9 @@ def assemble(store: Store, queue=None, players: bool = True, **options) -> GameS
     options.setdefault("receipts", Receipts(ring_of(store)))  # one key ring per service, in the store
     service = GameService(store, queue, **options)
     service.someones_token = functools.partial(accounts.is_players_token, service)
-    calendar = Calendar(open_calendar(store))  # players' settings, and the notices they want
+    calendar = Calendar(open_calendar(store), service)  # players' settings, and the notices they want
     service.player_settings, service.wants_notice = calendar, calendar.wants_notice
+    service.followers.subscribe("calendar", weeks.follow(service, calendar.store))
     service.followers.subscribe("notices", outbox.follow(service))
     service.followers.subscribe("leagues", leagues.follow(service))
     if players:

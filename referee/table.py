@@ -27,6 +27,7 @@ from referee.games.base import (
 )
 from referee.own_players import bot_kinds, bot_players, use_bots  # noqa: F401 (use_bots: the wiring's)
 from referee.seeing import Seeing, of_players
+from referee.weekends import SEAT_CALENDAR, check_calendar
 
 REVEAL_SEED = "reveal-seed"
 # An admin gave a seat to a new player (referee/seats.py): nothing changes in play.
@@ -41,7 +42,7 @@ SEAT_TIMED_OUT = "seat-timed-out"
 BOT_MOVE = "bot-move"
 FORFEIT = "forfeit"
 # Referee events that are no engine's business: the table takes them on itself.
-TABLE_EVENTS = ("clock-changed", SEAT_REPLACED, SEAT_TIMED_OUT)
+TABLE_EVENTS = ("clock-changed", SEAT_REPLACED, SEAT_TIMED_OUT, SEAT_CALENDAR)
 
 
 class Settling(RefereeError):
@@ -71,6 +72,10 @@ class Table(Seeing):
     # seat -> what its bank held (microseconds) when its time last started, under a
     # bank clock (referee/clock.py); a seat not in it holds the initial bank
     banks: dict = field(default_factory=dict)
+    # seat -> the zone whose weekends its clock leaves out (referee/weekends.py), from
+    # the log's ``seat-calendar`` events; and each seat's mark this turn (clock.mark_of)
+    calendars: dict = field(default_factory=dict)
+    marks: dict = field(default_factory=dict)
     # seat -> "random" | "basic": the seats the referee plays (from game-created)
     bots: dict = field(default_factory=dict)
     # seat -> "autoplay" | "forfeit": what a timeout left the referee owing it
@@ -227,6 +232,8 @@ class Table(Seeing):
             seat = ev.payload.get("seat")
             if ev.type == clockmod.CLOCK_CHANGED:
                 clockmod.apply_change(self, ev)
+            elif ev.type == SEAT_CALENDAR:
+                clockmod.apply_calendar(self, ev)
             elif ev.type == SEAT_TIMED_OUT:
                 self.timed_out = {**self.timed_out, seat: self.since.get(seat)}
                 if ev.payload["on_timeout"] in ("autoplay", "forfeit"):
@@ -236,6 +243,9 @@ class Table(Seeing):
                 self.bots = {k: v for k, v in self.bots.items() if k != seat}
                 if ev.payload.get("bot"):
                     self.bots = {**self.bots, seat: ev.payload["bot"]}
+                # ... whose calendar is not the last holder's (a player's own comes in the log)
+                self.calendars = {k: v for k, v in self.calendars.items() if k != seat}
+                self.marks = {k: v for k, v in self.marks.items() if k != seat}
                 if seat in self.since:  # ... and gets a full move_seconds
                     self.since = {**self.since, seat: ev.at}
                     self.since_seq = {**self.since_seq, seat: ev.seq}
@@ -270,6 +280,8 @@ class Table(Seeing):
             self.banks = clockmod.spend(self, acting, ev)
             self.since = clockmod.started(self.since, acting, ev)
             self.since_seq = clockmod.started_seqs(self.since_seq, acting, ev)
+            if self.calendars or self.marks:
+                self.marks = clockmod.marked(self, acting, ev)
 
     def _forked(self) -> Table:
         # A state with a fork() of its own copies what a move may change and shares
@@ -385,6 +397,15 @@ class Table(Seeing):
                       salt_key: str | None = None) -> tuple[list[Event], Table]:
         return self._extend([Draft("game-aborted", {"reason": reason, "by": "admin"})], REFEREE, at,
                             _key(seed, salt_key))
+
+    def propose_calendar(self, payload, at: str | None = None, seed: str | None = None,
+                         salt_key: str | None = None) -> tuple[list[Event], Table]:
+        """A seat's calendar (its weekends off, in its zone) into the log, from the
+        moment of the event on (referee/weekends.py)."""
+        payload = check_calendar(payload)
+        if payload["seat"] >= self.state.players:
+            raise MalformedMove(f"seat must be a number from 0 to {self.state.players - 1}", field="seat")
+        return self._extend([Draft(SEAT_CALENDAR, payload)], REFEREE, at, _key(seed, salt_key))
 
     def propose_clock(self, body, at: str | None = None, seed: str | None = None,
                       salt_key: str | None = None) -> tuple[list[Event], Table]:

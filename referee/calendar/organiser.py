@@ -4,15 +4,18 @@ endpoints ask of it (the settings shown and changed) and what the notices ask
 
 from __future__ import annotations
 
-from referee.calendar import notices, settings
+from referee.calendar import notices, settings, weeks
 from referee.calendar.keeping import CalendarStore
+
+# the settings a game's clock counts by: a change of either is written into the games
+CLOCKED = ("timezone", "weekends_off")
 
 
 class Calendar:
     FIELDS = settings.FIELDS
 
-    def __init__(self, store: CalendarStore):
-        self.store = store
+    def __init__(self, store: CalendarStore, service=None):
+        self.store, self.service = store, service
 
     def check(self, body: dict) -> dict:
         """The settings a ``PATCH /v1/players/me`` body changes, checked; raises
@@ -20,8 +23,16 @@ class Calendar:
         return settings.check(body)
 
     def change(self, player_id: str, changes: dict) -> None:
-        if changes:
-            self.store.set_settings(player_id, {**self.store.settings(player_id), **changes})
+        """Keep the changed settings; a change of zone or weekends goes into the
+        logs of the player's games (their clocks count by it from then on)."""
+        if not changes:
+            return
+        before = self.store.settings(player_id)
+        after = {**before, **changes}
+        self.store.set_settings(player_id, after)
+        if self.service is not None and any(settings.complete(before)[k] != settings.complete(after)[k]
+                                            for k in CLOCKED):
+            weeks.spread(self.service, player_id, settings.complete(after))
 
     def show(self, player_id: str) -> dict:
         """The player's settings as ``GET /v1/players/me`` shows them."""

@@ -10,10 +10,8 @@ otherwise send a player well over a hundred mails.
 
 from __future__ import annotations
 
-import functools
-import zoneinfo
-
 from referee.games.base import MalformedMove
+from referee.weekends import zones
 
 NOTICES = ("each", "turns", "daily")
 # ``daily`` waits for the digest that gathers a day's games into one mail; until the
@@ -24,14 +22,6 @@ DEFAULTS = {"timezone": "UTC", "weekends_off": False, "auto_vacation": True, "no
 FIELDS = tuple(DEFAULTS)
 
 
-@functools.cache
-def zones() -> frozenset[str]:
-    """The IANA zone names the referee knows (the tzdata package's, where the system
-    has none): a name outside them is refused, not guessed at. The system's own
-    files that name no zone of the database (its local time, its rules' copies) are
-    left out."""
-    return frozenset(z for z in zoneinfo.available_timezones()
-                     if z not in ("localtime", "posixrules", "Factory") and not z.startswith(("posix/", "right/")))
 
 
 def _flag(value, field: str) -> bool:
