@@ -18,7 +18,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 from referee import weekends
-from referee.games.base import MalformedMove
+from referee.games.base import MalformedMove, RefereeError
 
 ON_TIMEOUT = ("remind", "autoplay", "forfeit")
 # A year: longer than any league's turn, short enough that a typo (seconds
@@ -341,3 +341,24 @@ def apply_change(table, ev) -> None:
     table.since = {seat: ev.at for seat in table.to_act()} if table.clock is not None else {}
     table.since_seq = {seat: ev.seq for seat in table.since}
     table.marks = {seat: (ev.at, 0, table.calendars[seat]) for seat in table.since if table.calendars.get(seat)}
+
+
+# ---- a timeout's event -------------------------------------------------------------
+
+
+class NotDue(RefereeError):
+    code, status = "no-timeout-due", 409
+
+
+def timeout_payload(table, seat: int, at: str) -> dict:
+    """What ``seat-timed-out`` for ``seat`` at ``at`` says: the seat, its deadline
+    and what the clock does about it. Raises ``NotDue`` unless the seat is to act
+    with a deadline passed by ``at`` and not yet timed out (the audit asks the same)."""
+    if table.clock is None or table.paused or table.due() is not None:
+        raise NotDue("no clock is running")
+    if seat not in table.to_act() or seat not in table.since or timed_out(table, seat):
+        raise NotDue(f"seat {seat} has no deadline running")
+    deadline = seat_deadline(table, seat)
+    if at < deadline:
+        raise NotDue(f"seat {seat}'s deadline is {deadline}, not yet passed at {at}")
+    return {"seat": seat, "deadline": deadline, "on_timeout": table.clock["on_timeout"]}

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from referee import clock as clockmod
 from referee import entropy
 from referee import rng as rngmod
+from referee.clock import NotDue, timeout_payload  # noqa: F401 - NotDue: raised for the table's callers
 from referee.events import GENESIS, REFEREE, Draft, Event, chain, utcnow
 from referee.games import engine as engine_by_name
 from referee.games.base import (
@@ -428,24 +429,6 @@ class Table(Seeing):
     def commit(self, fork: Table) -> None:
         """Take on a proposal's result once its events are safely in the log."""
         self.__dict__.update(fork.__dict__)
-
-
-class NotDue(RefereeError):
-    code, status = "no-timeout-due", 409
-
-
-def timeout_payload(table: Table, seat: int, at: str) -> dict:
-    """What ``seat-timed-out`` for ``seat`` at ``at`` says: the seat, its deadline
-    and what the clock does about it. Raises ``NotDue`` unless the seat is to act
-    with a deadline passed by ``at`` and not yet timed out (the audit asks the same)."""
-    if table.clock is None or table.paused or table.due() is not None:
-        raise NotDue("no clock is running")
-    if seat not in table.to_act() or seat not in table.since or clockmod.timed_out(table, seat):
-        raise NotDue(f"seat {seat} has no deadline running")
-    deadline = clockmod.seat_deadline(table, seat)
-    if at < deadline:
-        raise NotDue(f"seat {seat}'s deadline is {deadline}, not yet passed at {at}")
-    return {"seat": seat, "deadline": deadline, "on_timeout": table.clock["on_timeout"]}
 
 
 def forfeit_draft(table: Table) -> Draft:

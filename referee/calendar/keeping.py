@@ -11,6 +11,7 @@ from referee.store.sqlite import SideTables
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS player_calendar (player TEXT PRIMARY KEY, settings TEXT NOT NULL) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS player_calendar_feed (player TEXT PRIMARY KEY, secret TEXT NOT NULL) WITHOUT ROWID;
 """
 
 
@@ -21,6 +22,17 @@ class CalendarStore:
         raise NotImplementedError
 
     def set_settings(self, player_id: str, settings: dict) -> None:
+        raise NotImplementedError
+
+    # The secret of the player's calendar feed: kept in clear, since the feed's address
+    # is shown again on every GET /v1/players/me (it reads that feed and nothing else).
+
+    def feed_secret(self, player_id: str, fresh: str) -> str:
+        """The player's feed secret, ``fresh`` kept as it if they had none (two
+        first readers at once both get the one kept)."""
+        raise NotImplementedError
+
+    def reset_feed_secret(self, player_id: str, fresh: str) -> None:
         raise NotImplementedError
 
 
@@ -36,6 +48,19 @@ class SqliteCalendar(SideTables, CalendarStore):
             conn.execute("INSERT OR REPLACE INTO player_calendar VALUES (?, ?)",
                          (player_id, json.dumps(settings, sort_keys=True)))
 
+    def feed_secret(self, player_id, fresh):
+        rows = self._read("SELECT secret FROM player_calendar_feed WHERE player = ?", (player_id,))
+        if rows:
+            return rows[0][0]
+        with self._tx() as conn:
+            conn.execute("INSERT OR IGNORE INTO player_calendar_feed VALUES (?, ?)", (player_id, fresh))
+            return conn.execute("SELECT secret FROM player_calendar_feed WHERE player = ?",
+                                (player_id,)).fetchone()[0]
+
+    def reset_feed_secret(self, player_id, fresh):
+        with self._tx() as conn:
+            conn.execute("INSERT OR REPLACE INTO player_calendar_feed VALUES (?, ?)", (player_id, fresh))
+
 
 class RedisCalendar(CalendarStore):
     def __init__(self, r):
@@ -47,6 +72,14 @@ class RedisCalendar(CalendarStore):
 
     def set_settings(self, player_id, settings):
         self.r.set(f"{{p:{player_id}}}:calendar", json.dumps(settings, sort_keys=True))
+
+    def feed_secret(self, player_id, fresh):
+        key = f"{{p:{player_id}}}:calendar-feed"
+        self.r.set(key, fresh, nx=True)
+        return self.r.get(key).decode()
+
+    def reset_feed_secret(self, player_id, fresh):
+        self.r.set(f"{{p:{player_id}}}:calendar-feed", fresh)
 
 
 def open_calendar(store) -> CalendarStore:

@@ -4,7 +4,7 @@ endpoints ask of it (the settings shown and changed) and what the notices ask
 
 from __future__ import annotations
 
-from referee.calendar import notices, settings, weeks
+from referee.calendar import feed, notices, settings, weeks
 from referee.calendar.keeping import CalendarStore
 
 # the settings a game's clock counts by: a change of either is written into the games
@@ -35,8 +35,10 @@ class Calendar:
             weeks.spread(self.service, player_id, settings.complete(after))
 
     def show(self, player_id: str) -> dict:
-        """The player's settings as ``GET /v1/players/me`` shows them."""
-        return settings.complete(self.store.settings(player_id))
+        """The player's settings as ``GET /v1/players/me`` shows them, and their
+        calendar feed's address."""
+        return {**settings.complete(self.store.settings(player_id)),
+                "calendar_url": feed.url_of(self.store, player_id)}
 
     def wants_notice(self, record, seat: int, reason: str) -> bool:
         return notices.wanted(self.store, record, seat, reason)

@@ -133,6 +133,9 @@ class CalendarSettings(Schema):
                        "each outside leagues and turns in a league game"})
     digest_hour = fields.Integer(metadata={"description": "the local hour (0-23) of the daily digest "
                                                           "(default 8)"})
+    calendar_url = fields.String(metadata={
+        "description": "the player's deadlines as an iCalendar feed, behind a secret of its own that reads "
+                       "that feed and nothing else (POST /v1/players/me/calendar/reset makes a new one)"})
 
 
 class PlayerMe(PlayerProfile, CalendarSettings):
