@@ -55,15 +55,55 @@ def check_clock(clock) -> dict | None:
     if not _whole(remind) or not 0 <= remind < move:
         raise MalformedMove("clock.remind_seconds must be a whole number from 0 (no reminder) to less "
                             "than move_seconds", field="options.clock.remind_seconds")
-    on_timeout = clock.get("on_timeout", "remind")
-    if on_timeout not in ON_TIMEOUT:
-        raise MalformedMove(f"clock.on_timeout must be one of {', '.join(ON_TIMEOUT)}",
-                            field="options.clock.on_timeout")
-    return {"move_seconds": move, "remind_seconds": remind, "on_timeout": on_timeout}
+    return {"move_seconds": move, "remind_seconds": remind,
+            "on_timeout": check_on_timeout(clock.get("on_timeout", "remind"))}
 
 
 def _whole(n) -> bool:
     return isinstance(n, int) and not isinstance(n, bool)
+
+
+# Excused misses: ``{"excused": N, "then": "forfeit" | "autoplay"}``: a seat's first N
+# timeouts in the game have the basic bot play its whole turn (a timeout's ``turn``),
+# the next ones end as ``then``. Most a game excuses: more than any league would.
+THEN = ("forfeit", "autoplay")
+MAX_EXCUSED = 100
+TURN = "turn"
+
+
+def check_on_timeout(value):
+    """``on_timeout`` checked: one of ON_TIMEOUT, or excused misses (complete)."""
+    if isinstance(value, dict):
+        unknown = set(value) - {"excused", "then"}
+        if unknown:
+            raise MalformedMove(f"unknown on_timeout field(s): {', '.join(sorted(unknown))}",
+                                field=f"options.clock.on_timeout.{sorted(unknown)[0]}")
+        excused = value.get("excused")
+        if not _whole(excused) or not 1 <= excused <= MAX_EXCUSED:
+            raise MalformedMove(f"clock.on_timeout.excused must be a whole number from 1 to {MAX_EXCUSED}",
+                                field="options.clock.on_timeout.excused")
+        then = value.get("then", "forfeit")
+        if then not in THEN:
+            raise MalformedMove(f"clock.on_timeout.then must be one of {', '.join(THEN)}",
+                                field="options.clock.on_timeout.then")
+        return {"excused": excused, "then": then}
+    if value not in ON_TIMEOUT:
+        raise MalformedMove(f"clock.on_timeout must be one of {', '.join(ON_TIMEOUT)}, or "
+                            '{"excused": N, "then": "forfeit" | "autoplay"}', field="options.clock.on_timeout")
+    return value
+
+
+def on_timeout_now(table, seat: int) -> dict:
+    """What a timeout of ``seat`` now does, as its event says it: ``{"on_timeout"}``,
+    and under excused misses which one this is (``{"on_timeout": "turn",
+    "excused": k}``) or the clock's ``then`` once they are spent."""
+    rule = table.clock["on_timeout"]
+    if not isinstance(rule, dict):
+        return {"on_timeout": rule}
+    missed = table.missed.get(seat, 0)
+    if missed < rule["excused"]:
+        return {"on_timeout": TURN, "excused": missed + 1}
+    return {"on_timeout": rule["then"]}
 
 
 # ---- time banks --------------------------------------------------------------------
@@ -103,12 +143,8 @@ def check_bank(clock: dict) -> dict:
     if not _whole(remind) or not 0 <= remind < most:
         raise MalformedMove("clock.remind_seconds must be a whole number from 0 (no reminder) to less "
                             "than max_seconds", field="options.clock.remind_seconds")
-    on_timeout = clock.get("on_timeout", "remind")
-    if on_timeout not in ON_TIMEOUT:
-        raise MalformedMove(f"clock.on_timeout must be one of {', '.join(ON_TIMEOUT)}",
-                            field="options.clock.on_timeout")
     return {"kind": BANK, "initial_seconds": initial, "increment_seconds": increment, "max_seconds": most,
-            "remind_seconds": remind, "on_timeout": on_timeout}
+            "remind_seconds": remind, "on_timeout": check_on_timeout(clock.get("on_timeout", "remind"))}
 
 
 # ---- a seat's own time: weekends off -------------------------------------------------
@@ -361,4 +397,4 @@ def timeout_payload(table, seat: int, at: str) -> dict:
     deadline = seat_deadline(table, seat)
     if at < deadline:
         raise NotDue(f"seat {seat}'s deadline is {deadline}, not yet passed at {at}")
-    return {"seat": seat, "deadline": deadline, "on_timeout": table.clock["on_timeout"]}
+    return {"seat": seat, "deadline": deadline, **on_timeout_now(table, seat)}

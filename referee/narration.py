@@ -206,8 +206,12 @@ def _clock(clock: dict) -> str:
         said = f"{duration(clock.get('move_seconds', 0))} a move"
     if clock.get("remind_seconds"):
         said += f", a reminder {duration(clock['remind_seconds'])} before"
+    rule = clock.get("on_timeout")
+    if isinstance(rule, dict):
+        said += f", {rule.get('excused')} missed turns excused a seat (the referee plays them)"
+        rule = rule.get("then")
     then = {"autoplay": "the referee moves for a seat out of time",
-            "forfeit": "a seat out of time loses"}.get(clock.get("on_timeout"))
+            "forfeit": "a seat out of time loses"}.get(rule)
     return said + (f", {then}" if then else "")
 
 
@@ -240,7 +244,9 @@ def common(event: Event, title: str | None = None) -> str | None:
     if event.type == "seat-timed-out":
         then = {"remind": "the game waits for them, and the organiser decides what follows",
                 "autoplay": "the referee moves for them",
-                "forfeit": "they lose the game"}.get(p.get("on_timeout"), "")
+                "forfeit": "they lose the game",
+                "turn": f"the referee plays their turn (missed turn {p.get('excused')} excused)",
+                }.get(p.get("on_timeout"), "")
         return f"seat {p.get('seat')} ran out of time (deadline {moment(p.get('deadline'))}): {then}"
     if event.type == "forfeited":
         return f"seat {p.get('seat')} loses on time"

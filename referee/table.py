@@ -81,6 +81,8 @@ class Table(Seeing):
     bots: dict = field(default_factory=dict)
     # seat -> "autoplay" | "forfeit": what a timeout left the referee owing it
     owed: dict = field(default_factory=dict)
+    # seat -> its timeouts so far in the game (excused misses count them)
+    missed: dict = field(default_factory=dict)
     # (seq, seat, new name) of each seat-replaced event: who held a seat when
     # (referee/narration.py, Holders); a tuple, replaced, never changed in place
     replaced: tuple = ()
@@ -200,7 +202,7 @@ class Table(Seeing):
             return None
         acting = self.engine.acting(self.state)
         for seat, what in sorted(self.owed.items()):
-            if what == "autoplay" and seat in acting:
+            if what in ("autoplay", clockmod.TURN) and seat in acting:
                 return seat
         return next((seat for seat in acting if seat in self.bots), None)
 
@@ -237,7 +239,8 @@ class Table(Seeing):
                 clockmod.apply_calendar(self, ev)
             elif ev.type == SEAT_TIMED_OUT:
                 self.timed_out = {**self.timed_out, seat: self.since.get(seat)}
-                if ev.payload["on_timeout"] in ("autoplay", "forfeit"):
+                self.missed = {**self.missed, seat: self.missed.get(seat, 0) + 1}
+                if ev.payload["on_timeout"] in ("autoplay", "forfeit", clockmod.TURN):
                     self.owed = {**self.owed, seat: ev.payload["on_timeout"]}
             else:  # seat-replaced: a person (or a bot) takes the seat ...
                 self.replaced = (*self.replaced, (ev.seq, seat, ev.payload.get("name")))
@@ -252,9 +255,9 @@ class Table(Seeing):
                     self.since_seq = {**self.since_seq, seat: ev.seq}
             self.seq, self.last_hash = ev.seq, ev.hash
             return
+        self.state = self.engine.evolve(self.state, ev if owned else ev.copy())
         if isinstance(ev.actor, int):
             self._made(ev.actor)
-        self.state = self.engine.evolve(self.state, ev if owned else ev.copy())
         if ev.type == "game-aborted":
             self.aborted = True
         elif ev.type == "seed-revealed":
@@ -271,8 +274,9 @@ class Table(Seeing):
         self.seq, self.last_hash = events[-1].seq, events[-1].hash
 
     def _made(self, seat: int) -> None:
-        """A move of ``seat`` is in the log: a move a timeout left it owing is made."""
-        if seat in self.owed:
+        """A move of ``seat`` is in the log: a move a timeout left it owing is made
+        (an excused miss owes the whole turn: until the seat is no longer to act)."""
+        if seat in self.owed and (self.owed[seat] != clockmod.TURN or seat not in self.engine.acting(self.state)):
             self.owed = {k: v for k, v in self.owed.items() if k != seat}
 
     def _time(self, ev: Event) -> None:
@@ -373,7 +377,7 @@ class Table(Seeing):
         the game's seeded randomness for the event it will be (``Rng(seed, seq)``),
         so an audit that knows the seed makes the same choice; while the seed is
         secret it cannot be re-derived (``SeedUnavailable``)."""
-        kind = "basic" if self.owed.get(seat) == "autoplay" else self.bots[seat]
+        kind = "basic" if self.owed.get(seat) in ("autoplay", clockmod.TURN) else self.bots[seat]
         return bot_players().choose(kind, self, seat, rngmod.Rng(self.dealing_seed(seed), self.seq + 1))
 
     def propose_step(self, seed: str | None, at: str | None = None,

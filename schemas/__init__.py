@@ -148,7 +148,11 @@ class ClockInForce(Schema):
     increment_seconds = fields.Integer(metadata={"description": "a bank's: gained when a seat's turn ends"})
     max_seconds = fields.Integer(metadata={"description": "a bank's: the most a bank holds"})
     remind_seconds = fields.Integer(required=True)
-    on_timeout = fields.String(required=True, metadata={"enum": ["remind", "autoplay", "forfeit"]})
+    on_timeout = fields.Raw(required=True, metadata={
+        "oneOf": [{"type": "string", "enum": ["remind", "autoplay", "forfeit"]},
+                  {"type": "object", "properties": {"excused": {"type": "integer"},
+                                                    "then": {"type": "string", "enum": ["forfeit", "autoplay"]}}}],
+        "description": "what a timeout does: remind, autoplay, forfeit, or excused misses {excused, then}"})
     paused = fields.Boolean(required=True)
 
 

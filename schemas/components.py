@@ -208,8 +208,14 @@ COMPONENTS: dict[str, dict] = {
                                "description": "seconds before the deadline that the seat is reminded, "
                                               "less than move_seconds (a bank: max_seconds); 0 (the "
                                               "default) for none"},
-            "on_timeout": {"type": "string", "enum": ["remind", "autoplay", "forfeit"],
-                           "description": "what happens at the deadline (remind)"}}},
+            "on_timeout": {"description": "what happens at the deadline (remind): remind, autoplay, forfeit, "
+                                          "or excused misses: the seat's first `excused` timeouts have the basic "
+                                          "bot play its whole turn, the next ends as `then`",
+                           "oneOf": [{"type": "string", "enum": ["remind", "autoplay", "forfeit"]},
+                                     {"type": "object", "additionalProperties": False, "required": ["excused"],
+                                      "properties": {"excused": {"type": "integer", "minimum": 1, "maximum": 100},
+                                                     "then": {"type": "string", "enum": ["forfeit", "autoplay"],
+                                                              "description": "after the excused ones (forfeit)"}}}]}}},
     "GameOptions": _options(answer=True),
     "NewGameOptions": _options(answer=False),
     "GameResult": {

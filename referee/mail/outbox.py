@@ -220,7 +220,8 @@ def sweep(service, game_id: str) -> list[str]:
             note = {"remind": "You may still move: the game waits for you, and the organiser decides "
                               "what follows (waiting longer, giving your seat to someone else, or "
                               "ending the game).",
-                    "autoplay": "The referee made a move for you (below); your time starts again."
+                    "autoplay": "The referee made a move for you (below); your time starts again.",
+                    "turn": "The referee played your turn for you (below): a missed turn the game excuses."
                     }.get(next(p for p in timed_out if p.get("seat") == seat).get("on_timeout"))
         elif seat in summary["to_act"]:
             reason = "turn"
@@ -247,7 +248,7 @@ def organiser_note(game_id: str, timed_out: list[dict], names: list[str]) -> str
         seat = p.get("seat")
         who = names[seat] if isinstance(seat, int) and 0 <= seat < len(names) else f"seat {seat}"
         said = f"{who} ran out of time (deadline {narration.moment(p.get('deadline'))})"
-        if p.get("on_timeout") == "autoplay":
+        if p.get("on_timeout") in ("autoplay", "turn"):
             lines.append(f"{said}: the referee moved for them.")
         else:
             lines.append(f"{said}. The game waits for {who}: you may wait, give the seat to someone "
