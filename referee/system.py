@@ -18,7 +18,8 @@ wired here, never named by the service:
   service, which signs the receipt of every answer that appends;
 * the calendar (referee/calendar): the players' settings, handed to the service
   for the players' own record, and which notices each seat's player wants (the
-  outbox's sweep asks); a game's start writes its players' weekends into its log;
+  outbox's sweep asks); a game's start writes its players' weekends into its log,
+  and its end counts its players' moves and timeouts for their profiles;
 * players (referee/players): a seat given as ``{"player": ID}`` (an entry
   resolver), whether a token no seat of a game holds is a player's (then 403),
   the confirmation messages and open games' invitations the background sender
@@ -37,7 +38,7 @@ from __future__ import annotations
 import functools
 
 from referee import bots, entries, table, timeouts
-from referee.calendar import weeks
+from referee.calendar import punctuality, weeks
 from referee.calendar.keeping import open_calendar
 from referee.calendar.organiser import Calendar
 from referee.config import Config
@@ -85,6 +86,7 @@ def assemble(store: Store, queue=None, players: bool = True, **options) -> GameS
     calendar = Calendar(open_calendar(store), service)  # players' settings, and the notices they want
     service.player_settings, service.wants_notice = calendar, calendar.wants_notice
     service.followers.subscribe("calendar", weeks.follow(service, calendar.store))
+    service.followers.subscribe("punctuality", punctuality.follow(service, calendar.store))
     service.followers.subscribe("notices", outbox.follow(service))
     service.followers.subscribe("leagues", leagues.follow(service))
     if players:

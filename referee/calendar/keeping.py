@@ -12,6 +12,10 @@ from referee.store.sqlite import SideTables
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS player_calendar (player TEXT PRIMARY KEY, settings TEXT NOT NULL) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS player_calendar_feed (player TEXT PRIMARY KEY, secret TEXT NOT NULL) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS player_timekeeping (
+    player TEXT PRIMARY KEY, moves INTEGER NOT NULL, late INTEGER NOT NULL, timeouts INTEGER NOT NULL) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS player_timekept (player TEXT NOT NULL, game_id TEXT NOT NULL,
+    PRIMARY KEY (player, game_id)) WITHOUT ROWID;
 """
 
 
@@ -33,6 +37,18 @@ class CalendarStore:
         raise NotImplementedError
 
     def reset_feed_secret(self, player_id: str, fresh: str) -> None:
+        raise NotImplementedError
+
+    # A player's timekeeping over every game they finished: moves made, of them late
+    # (after their deadline had passed), and timeouts. Each game is counted once per
+    # player, in one atomic step, however often its end is followed.
+
+    def count_game(self, player_id: str, game_id: str, moves: int, late: int, timeouts: int) -> bool:
+        """Add one game's counts, unless it was counted for the player already."""
+        raise NotImplementedError
+
+    def timekeeping(self, player_id: str) -> dict:
+        """``{moves, late, timeouts}`` (zeros for a player with none)."""
         raise NotImplementedError
 
 
@@ -61,10 +77,44 @@ class SqliteCalendar(SideTables, CalendarStore):
         with self._tx() as conn:
             conn.execute("INSERT OR REPLACE INTO player_calendar_feed VALUES (?, ?)", (player_id, fresh))
 
+    def count_game(self, player_id, game_id, moves, late, timeouts):
+        with self._tx() as conn:
+            if conn.execute("INSERT OR IGNORE INTO player_timekept VALUES (?, ?)",
+                            (player_id, game_id)).rowcount != 1:
+                return False
+            conn.execute("INSERT INTO player_timekeeping VALUES (?, ?, ?, ?) ON CONFLICT (player) DO UPDATE SET "
+                         "moves = moves + excluded.moves, late = late + excluded.late, "
+                         "timeouts = timeouts + excluded.timeouts", (player_id, moves, late, timeouts))
+        return True
+
+    def timekeeping(self, player_id):
+        rows = self._read("SELECT moves, late, timeouts FROM player_timekeeping WHERE player = ?", (player_id,))
+        moves, late, timeouts = rows[0] if rows else (0, 0, 0)
+        return {"moves": moves, "late": late, "timeouts": timeouts}
+
+
+# KEYS: the player's counted games, their counts. ARGV: game id, moves, late, timeouts.
+COUNT = """
+if redis.call('SADD', KEYS[1], ARGV[1]) == 0 then return 0 end
+redis.call('HINCRBY', KEYS[2], 'moves', tonumber(ARGV[2]))
+redis.call('HINCRBY', KEYS[2], 'late', tonumber(ARGV[3]))
+redis.call('HINCRBY', KEYS[2], 'timeouts', tonumber(ARGV[4]))
+return 1
+"""
+
 
 class RedisCalendar(CalendarStore):
     def __init__(self, r):
         self.r = r
+        self._count = r.register_script(COUNT)
+
+    def count_game(self, player_id, game_id, moves, late, timeouts):
+        keys = [f"{{p:{player_id}}}:timekept", f"{{p:{player_id}}}:timekeeping"]
+        return bool(self._count(keys=keys, args=[game_id, moves, late, timeouts]))
+
+    def timekeeping(self, player_id):
+        got = self.r.hgetall(f"{{p:{player_id}}}:timekeeping")
+        return {k: int(got.get(k.encode(), 0)) for k in ("moves", "late", "timeouts")}
 
     def settings(self, player_id):
         got = self.r.get(f"{{p:{player_id}}}:calendar")

@@ -4,7 +4,7 @@ endpoints ask of it (the settings shown and changed) and what the notices ask
 
 from __future__ import annotations
 
-from referee.calendar import feed, notices, settings, weeks
+from referee.calendar import feed, notices, punctuality, settings, weeks
 from referee.calendar.keeping import CalendarStore
 
 # the settings a game's clock counts by: a change of either is written into the games
@@ -39,6 +39,10 @@ class Calendar:
         calendar feed's address."""
         return {**settings.complete(self.store.settings(player_id)),
                 "calendar_url": feed.url_of(self.store, player_id)}
+
+    def public(self, player_id: str) -> dict:
+        """What every profile shows of the player's timekeeping: moves, timeouts, on_time."""
+        return punctuality.shown(self.store, player_id)
 
     def wants_notice(self, record, seat: int, reason: str) -> bool:
         return notices.wanted(self.store, record, seat, reason)

@@ -103,7 +103,8 @@ def public(service, player: dict, games: list, after: str | None = None, limit: 
             "ratings": players.ratings(player["id"]), "games": stats,
             "played": sum(s["played"] for s in stats.values()), "won": sum(s["won"] for s in stats.values()),
             "current_games": shown, "current_games_next": more,
-            "leagues": [lg for find in LEAGUES_OF for lg in find(service, player["id"])]}
+            "leagues": [lg for find in LEAGUES_OF for lg in find(service, player["id"])],
+            **(service.player_settings.public(player["id"]) if service.player_settings else {})}
 
 
 # Where a player's leagues are found: registered by referee/system.py (the leagues

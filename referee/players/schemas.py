@@ -92,6 +92,11 @@ class PlayerProfile(Schema):
     leagues = fields.List(fields.Dict(), metadata={
         "description": "the player's leagues, the newest first (at most 20): "
                        "{id, name, game, format, created_at, status, version}"})
+    moves = fields.Integer(metadata={"description": "moves the player made in every game that has ended "
+                                                    "(not those the referee made for them after a timeout)"})
+    timeouts = fields.Integer(metadata={"description": "the player's timeouts in every game that has ended"})
+    on_time = fields.Float(allow_none=True, metadata={
+        "description": "moves made in time / (moves + timeouts), 4 decimals; null before any"})
 
 
 class PlayerContacts(Schema):
