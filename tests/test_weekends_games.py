@@ -128,3 +128,18 @@ def test_the_logs_deadlines_are_the_clock_rules(client, name, start, move_minute
             client.post(f"/v1/games/{gid}/moves", json={"move": move}, headers=auth(bob["token"]))
         want = brute_deadline(start, move_minutes, ZoneInfo(name))
         assert _deadline_of(client, gid, 0) == want.strftime("%Y-%m-%dT%H:%M:%S.000000Z")
+
+
+def test_a_seats_calendar_sends_no_notice_of_its_own(client, service):
+    from referee.mail import outbox
+
+    ann = register(client, name="Ann", webhook="https://hooks.example/ann")
+    bob = register(client, name="Bob", webhook="https://hooks.example/bob")
+    made = new_game(client, [{"player": ann["id"]}, {"player": bob["id"]}], options={"clock": DAY, "seed": 3})
+    before = [n["id"] for n in outbox.outbox_of(service).of_game(made["id"])]
+    for who in (ann, bob):
+        r = client.patch("/v1/players/me", json={"timezone": "Asia/Tokyo", "weekends_off": True},
+                         headers=auth(who["token"]))
+        assert r.status_code == 200
+    assert len(_calendar_events(client, made["id"], ann["token"])) == 2
+    assert [n["id"] for n in outbox.outbox_of(service).of_game(made["id"])] == before

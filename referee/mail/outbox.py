@@ -67,9 +67,9 @@ def contact_of(extra: dict, seat: int) -> dict:
 
 
 # ---- following the games ----------------------------------------------------------------
-# Appends that tell nobody anything: an admin's clock change or a seat handed over
-# (the seat's next notice comes with the next move).
-QUIET = ("seat-replaced", "clock-changed")
+# Appends that tell nobody anything: an admin's clock change, a seat handed over or a
+# seat's calendar written into the log (the seat's next notice comes with the next move).
+QUIET = ("seat-replaced", "clock-changed", "seat-calendar")
 
 
 def follow(service):
