@@ -20,7 +20,11 @@ def site(tmp_path_factory):
 
 @pytest.fixture(scope="module", params=[375, 1280])
 def browser(request, tmp_path_factory):
-    yield from chromium(tmp_path_factory, width=request.param, height=900)
+    for driver in chromium(tmp_path_factory, width=max(request.param, 500), height=900):
+        if request.param < 500:  # a window is at least 500 px wide: a phone's width is emulated
+            driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
+                "width": request.param, "height": 800, "deviceScaleFactor": 1, "mobile": True})
+        yield driver
 
 
 def _cells(driver) -> list[list[str]]:
@@ -52,4 +56,5 @@ def test_the_page_shows_each_seats_bank(site, browser, tmp_path):
     assert browser.execute_script("return document.querySelectorAll('#players-head th').length") == 5
     shots = os.environ.get("REFEREE_SCREENSHOTS")
     if shots:
-        browser.save_screenshot(os.path.join(shots, f"bank-{browser.get_window_size()['width']}.png"))
+        width = browser.execute_script("return window.innerWidth")
+        browser.save_screenshot(os.path.join(shots, f"bank-{width}.png"))

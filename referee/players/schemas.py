@@ -130,7 +130,8 @@ class CalendarSettings(Schema):
     weekends_off = fields.Boolean(metadata={"description": "the player's own clock stops on Saturday and "
                                                            "Sunday, their local time (default false)"})
     auto_vacation = fields.Boolean(metadata={"description": "a deadline about to pass draws on the vacation "
-                                                            "allowance first (default true)"})
+                                                            "allowance first (default true; kept, no effect until "
+                                                            "vacations are offered)"})
     notices = fields.String(allow_none=True, metadata={
         "enum": ["each", "turns", "daily", None],
         "description": "which notices the player is sent: each (every one), turns (their turns, game "
