@@ -39,11 +39,12 @@ from referee.log_lines import (
     written_as,
 )
 from referee.table import BOT_MOVE, SEAT_TIMED_OUT, Table, bot_kinds
+from referee.weekends import SEAT_CALENDAR
 
 # Referee events that are no step of the game's rules (written on an admin's or a
 # clock's say, not because the engine owed them): never part of a random step
 # taken as logged. Each is checked by a branch of its own in ``_replay``.
-NOT_STEPS = {"game-aborted", "clock-changed", "seat-replaced", SEAT_TIMED_OUT}
+NOT_STEPS = {"game-aborted", "clock-changed", "seat-replaced", SEAT_TIMED_OUT, SEAT_CALENDAR}
 
 
 def _same(derived: list, actor, logged: list[Event], seq: int, what) -> None:
@@ -66,7 +67,8 @@ def _same(derived: list, actor, logged: list[Event], seq: int, what) -> None:
 
 
 _NOT_STEPS_WORDS = {"game-aborted": "the abort", "clock-changed": "the clock's change",
-                    "seat-replaced": "the seat's replacement", SEAT_TIMED_OUT: "the timeout"}
+                    "seat-replaced": "the seat's replacement", SEAT_TIMED_OUT: "the timeout",
+                    SEAT_CALENDAR: "a seat's calendar"}
 
 
 def _a_step(kind: str, table: Table):
@@ -169,6 +171,12 @@ def _replay(events: list[Event], seed: str | None, salt_key: str | None = None) 
                 if not isinstance(paused, bool) or (paused and ev.payload.get("clock") is None):
                     raise Divergence(ev.seq, "bad-clock", f"event {ev.seq}: paused must be true or false, "
                                      "and only a clock can be paused")
+            elif ev.type == SEAT_CALENDAR and not table.over:  # a player's weekends, see NOT_STEPS
+                try:
+                    derived, _ = table.propose_calendar(ev.payload, at=ev.at)
+                except RefereeError as err:
+                    raise Divergence(ev.seq, "bad-calendar", f"event {ev.seq} sets a seat's calendar the "
+                                     f"referee refuses: {err.detail}") from None
             elif ev.type == SEAT_TIMED_OUT and not table.over:  # the clock's, see NOT_STEPS
                 p = ev.payload if isinstance(ev.payload, dict) else {}
                 seat = p.get("seat")

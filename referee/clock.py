@@ -17,7 +17,9 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from referee.games.base import MalformedMove
+from referee import weekends
+from referee.events import Draft
+from referee.games.base import MalformedMove, RefereeError
 
 ON_TIMEOUT = ("remind", "autoplay", "forfeit")
 # A year: longer than any league's turn, short enough that a typo (seconds
@@ -37,6 +39,11 @@ def check_clock(clock) -> dict | None:
     if not isinstance(clock, dict):
         raise MalformedMove("clock must be an object {move_seconds, remind_seconds, on_timeout}",
                             field="options.clock")
+    if "kind" in clock:
+        if clock["kind"] != BANK:
+            raise MalformedMove(f"clock.kind is {BANK!r} (a time bank), or left out for a time a move",
+                                field="options.clock.kind")
+        return check_bank(clock)
     unknown = set(clock) - {"move_seconds", "remind_seconds", "on_timeout"}
     if unknown:
         raise MalformedMove(f"unknown clock field(s): {', '.join(sorted(unknown))}",
@@ -49,15 +56,203 @@ def check_clock(clock) -> dict | None:
     if not _whole(remind) or not 0 <= remind < move:
         raise MalformedMove("clock.remind_seconds must be a whole number from 0 (no reminder) to less "
                             "than move_seconds", field="options.clock.remind_seconds")
-    on_timeout = clock.get("on_timeout", "remind")
-    if on_timeout not in ON_TIMEOUT:
-        raise MalformedMove(f"clock.on_timeout must be one of {', '.join(ON_TIMEOUT)}",
-                            field="options.clock.on_timeout")
-    return {"move_seconds": move, "remind_seconds": remind, "on_timeout": on_timeout}
+    return {"move_seconds": move, "remind_seconds": remind,
+            "on_timeout": check_on_timeout(clock.get("on_timeout", "remind"))}
 
 
 def _whole(n) -> bool:
     return isinstance(n, int) and not isinstance(n, bool)
+
+
+# Excused misses: ``{"excused": N, "then": "forfeit" | "autoplay"}``: a seat's first N
+# timeouts in the game have the basic bot play its whole turn (a timeout's ``turn``),
+# the next ones end as ``then``. Most a game excuses: more than any league would.
+THEN = ("forfeit", "autoplay")
+MAX_EXCUSED = 100
+TURN = "turn"
+
+
+def check_on_timeout(value):
+    """``on_timeout`` checked: one of ON_TIMEOUT, or excused misses (complete)."""
+    if isinstance(value, dict):
+        unknown = set(value) - {"excused", "then"}
+        if unknown:
+            raise MalformedMove(f"unknown on_timeout field(s): {', '.join(sorted(unknown))}",
+                                field=f"options.clock.on_timeout.{sorted(unknown)[0]}")
+        excused = value.get("excused")
+        if not _whole(excused) or not 1 <= excused <= MAX_EXCUSED:
+            raise MalformedMove(f"clock.on_timeout.excused must be a whole number from 1 to {MAX_EXCUSED}",
+                                field="options.clock.on_timeout.excused")
+        then = value.get("then", "forfeit")
+        if then not in THEN:
+            raise MalformedMove(f"clock.on_timeout.then must be one of {', '.join(THEN)}",
+                                field="options.clock.on_timeout.then")
+        return {"excused": excused, "then": then}
+    if value not in ON_TIMEOUT:
+        raise MalformedMove(f"clock.on_timeout must be one of {', '.join(ON_TIMEOUT)}, or "
+                            '{"excused": N, "then": "forfeit" | "autoplay"}', field="options.clock.on_timeout")
+    return value
+
+
+def on_timeout_now(table, seat: int) -> dict:
+    """What a timeout of ``seat`` now does, as its event says it: ``{"on_timeout"}``,
+    and under excused misses which one this is (``{"on_timeout": "turn",
+    "excused": k}``) or the clock's ``then`` once they are spent."""
+    rule = table.clock["on_timeout"]
+    if not isinstance(rule, dict):
+        return {"on_timeout": rule}
+    missed = table.missed.get(seat, 0)
+    if missed < rule["excused"]:
+        return {"on_timeout": TURN, "excused": missed + 1}
+    return {"on_timeout": rule["then"]}
+
+
+# ---- time banks --------------------------------------------------------------------
+# A bank clock: each seat starts with ``initial_seconds``, its time to act is drawn
+# from it, and it gains ``increment_seconds`` each time its turn ends, never above
+# ``max_seconds`` (a Fischer increment with a cap). A seat's deadline is when its
+# bank would run out. Banks are kept in whole microseconds, the log's own
+# resolution, so every replay computes the very same deadlines.
+
+BANK = "bank"
+BANK_FIELDS = ("kind", "initial_seconds", "increment_seconds", "max_seconds", "remind_seconds", "on_timeout")
+MICRO = 1_000_000
+
+
+def is_bank(clock: dict | None) -> bool:
+    return clock is not None and clock.get("kind") == BANK
+
+
+def check_bank(clock: dict) -> dict:
+    unknown = set(clock) - set(BANK_FIELDS)
+    if unknown:
+        raise MalformedMove(f"unknown clock field(s): {', '.join(sorted(unknown))}",
+                            field=f"options.clock.{sorted(unknown)[0]}")
+    initial = clock.get("initial_seconds")
+    if not _whole(initial) or not MIN_MOVE_SECONDS <= initial <= MAX_MOVE_SECONDS:
+        raise MalformedMove(f"clock.initial_seconds must be a whole number of seconds from {MIN_MOVE_SECONDS} "
+                            f"to {MAX_MOVE_SECONDS}", field="options.clock.initial_seconds")
+    increment = clock.get("increment_seconds", 0)
+    if not _whole(increment) or not 0 <= increment <= MAX_MOVE_SECONDS:
+        raise MalformedMove(f"clock.increment_seconds must be a whole number of seconds from 0 to "
+                            f"{MAX_MOVE_SECONDS}", field="options.clock.increment_seconds")
+    most = clock.get("max_seconds", initial)
+    if not _whole(most) or not initial <= most <= MAX_MOVE_SECONDS:
+        raise MalformedMove(f"clock.max_seconds must be a whole number of seconds from initial_seconds to "
+                            f"{MAX_MOVE_SECONDS}", field="options.clock.max_seconds")
+    remind = clock.get("remind_seconds", 0)
+    if not _whole(remind) or not 0 <= remind < most:
+        raise MalformedMove("clock.remind_seconds must be a whole number from 0 (no reminder) to less "
+                            "than max_seconds", field="options.clock.remind_seconds")
+    return {"kind": BANK, "initial_seconds": initial, "increment_seconds": increment, "max_seconds": most,
+            "remind_seconds": remind, "on_timeout": check_on_timeout(clock.get("on_timeout", "remind"))}
+
+
+# ---- a seat's own time: weekends off -------------------------------------------------
+# A seat's time this turn is counted from a mark: (when, microseconds used before it,
+# the zone whose weekends do not count, or None). Without a calendar of the seat's
+# the mark is its time's start, nothing used, every moment counting; a seat's
+# calendar in the log (``seat-calendar``) sets a mark at the change, so the time used
+# before it is counted as it was and the time after it in the new way.
+
+
+def mark_of(table, seat: int) -> tuple:
+    return table.marks.get(seat) or (table.since[seat], 0, None)
+
+
+def used(table, seat: int, at: str) -> int:
+    """Microseconds of ``seat``'s own time used this turn by ``at``."""
+    m_at, spent, tz = mark_of(table, seat)
+    return spent + weekends.running(parse_at(m_at), parse_at(at), tz)
+
+
+def _budget(table, seat: int) -> int:
+    return bank_of(table, seat) if is_bank(table.clock) else table.clock["move_seconds"] * MICRO
+
+
+def _when_used(table, seat: int, amount: int) -> str:
+    """When ``seat`` will have used ``amount`` microseconds of its own time this turn."""
+    m_at, spent, tz = mark_of(table, seat)
+    return format_at(weekends.advance(parse_at(m_at), max(0, amount - spent), tz))
+
+
+def marked(table, acting: list[int], ev) -> dict:
+    """The marks after ``ev`` (a new mapping): a seat whose time starts at ``ev``
+    counts from it in its calendar's way; the others keep theirs while they act."""
+    out = {}
+    for seat in acting:
+        if table.since_seq.get(seat) == ev.seq:
+            if table.calendars.get(seat):
+                out[seat] = (ev.at, 0, table.calendars[seat])
+        elif seat in table.marks:
+            out[seat] = table.marks[seat]
+    return out
+
+
+def apply_calendar(table, ev) -> None:
+    """Take on a ``seat-calendar`` event: the seat's weekends from now on, its time
+    this turn counted the old way until now."""
+    seat, zone = ev.payload["seat"], ev.payload["timezone"] if ev.payload["weekends_off"] else None
+    if seat in table.since and table.clock is not None and not table.paused:
+        table.marks = {**table.marks, seat: (ev.at, used(table, seat, ev.at), zone)}
+    table.calendars = {**{k: v for k, v in table.calendars.items() if k != seat}, **({seat: zone} if zone else {})}
+
+
+def bank_of(table, seat: int) -> int:
+    """What ``seat``'s bank held when its time last started (microseconds)."""
+    return table.banks.get(seat, table.clock["initial_seconds"] * MICRO)
+
+
+def _micro(since_at: str, at: str) -> int:
+    return (parse_at(at) - parse_at(since_at)) // timedelta(microseconds=1)
+
+
+def spend(table, acting: list[int], ev) -> dict:
+    """The banks after ``ev``, as a new mapping: each seat whose time stops at
+    ``ev`` (its turn ends, or it acts and stays to act, its time starting again)
+    pays what it used since its time started (never below empty), and a seat whose
+    turn ends gains the increment, up to the cap. Unchanged without a running bank."""
+    if not is_bank(table.clock) or table.paused:
+        return table.banks
+    clock, banks = table.clock, dict(table.banks)
+    for seat in table.since:
+        ended = seat not in acting
+        if not ended and ev.actor != seat:
+            continue
+        left = max(0, bank_of(table, seat) - used(table, seat, ev.at))
+        if ended:
+            left = min(clock["max_seconds"] * MICRO, left + clock["increment_seconds"] * MICRO)
+        banks[seat] = left
+    return banks
+
+
+def banks(table) -> list[dict]:
+    """[{seat, seconds}] of every seat under a bank clock (empty under any other):
+    what its bank held when its time last started (a seat to act has its deadline
+    that many seconds after its time started)."""
+    if not is_bank(table.clock):
+        return []
+    return [{"seat": seat, "seconds": bank_of(table, seat) / MICRO} for seat in range(table.state.players)]
+
+
+def seat_deadline(table, seat: int) -> str | None:
+    """The deadline of ``seat`` (to act, its time started), under either clock:
+    when its own time (its weekends left out) reaches the time a move or its bank."""
+    if table.clock is None or seat not in table.since:
+        return None
+    return _when_used(table, seat, _budget(table, seat))
+
+
+def seat_reminder(table, seat: int) -> str | None:
+    """When ``seat`` is reminded, under either clock: ``remind_seconds`` of its own
+    time before its deadline (None: no reminder; none either when its time a move or
+    bank holds no more than that, or that moment of its time is behind it)."""
+    if table.clock is None or seat not in table.since or not table.clock["remind_seconds"]:
+        return None
+    at = _budget(table, seat) - table.clock["remind_seconds"] * MICRO
+    if at <= 0 or (seat in table.marks and at < table.marks[seat][1]):
+        return None
+    return _when_used(table, seat, at)
 
 
 def started(since: dict, acting: list[int], ev) -> dict:
@@ -95,8 +290,7 @@ def deadlines(table) -> list[dict]:
     still to act (only ``remind`` leaves a seat so)."""
     if table.clock is None or table.paused:
         return []
-    return [{"seat": seat, "deadline": deadline(table.clock, table.since.get(seat)),
-             "overdue": timed_out(table, seat)}
+    return [{"seat": seat, "deadline": seat_deadline(table, seat), "overdue": timed_out(table, seat)}
             for seat in table.to_act() if seat in table.since]
 
 
@@ -121,12 +315,11 @@ def timers(table) -> list[dict]:
     for seat in table.to_act():
         if seat not in table.since or timed_out(table, seat):
             continue
-        started_at, started_seq = table.since[seat], table.since_seq.get(seat, table.seq)
-        remind = reminder(table.clock, started_at)
+        started_seq = table.since_seq.get(seat, table.seq)
+        remind = seat_reminder(table, seat)
         if remind is not None:
             out.append({"at": remind, "kind": REMINDER, "seat": seat, "started": started_seq})
-        out.append({"at": deadline(table.clock, started_at), "kind": DEADLINE, "seat": seat,
-                    "started": started_seq})
+        out.append({"at": seat_deadline(table, seat), "kind": DEADLINE, "seat": seat, "started": started_seq})
     return sorted(out, key=lambda t: (t["at"], t["kind"] != DEADLINE, t["seat"]))
 
 
@@ -173,7 +366,44 @@ def change_payload(current: dict | None, paused: bool, body) -> dict:
 def apply_change(table, ev) -> None:
     """Take on a ``clock-changed`` event: the new clock and pause, and every seat
     to act starts its time again at the change (a full ``move_seconds`` from the
-    moment the clock is set, changed or resumed)."""
+    moment the clock is set, changed or resumed). Under a bank clock a pause keeps
+    each bank as it was at the pause (the time used until then paid), a resume
+    goes on from there, and a new bank clock fills every bank afresh."""
+    if is_bank(table.clock) and not table.paused:  # the time used until now is paid
+        table.banks = {**table.banks, **{seat: max(0, bank_of(table, seat) - used(table, seat, ev.at))
+                                         for seat in table.since}}
+    if ev.payload["clock"] != table.clock:
+        table.banks = {}
     table.clock, table.paused = ev.payload["clock"], ev.payload["paused"]
     table.since = {seat: ev.at for seat in table.to_act()} if table.clock is not None else {}
     table.since_seq = {seat: ev.seq for seat in table.since}
+    table.marks = {seat: (ev.at, 0, table.calendars[seat]) for seat in table.since if table.calendars.get(seat)}
+
+
+# ---- a timeout's event -------------------------------------------------------------
+
+
+class NotDue(RefereeError):
+    code, status = "no-timeout-due", 409
+
+
+def timeout_payload(table, seat: int, at: str) -> dict:
+    """What ``seat-timed-out`` for ``seat`` at ``at`` says: the seat, its deadline
+    and what the clock does about it. Raises ``NotDue`` unless the seat is to act
+    with a deadline passed by ``at`` and not yet timed out (the audit asks the same)."""
+    if table.clock is None or table.paused or table.due() is not None:
+        raise NotDue("no clock is running")
+    if seat not in table.to_act() or seat not in table.since or timed_out(table, seat):
+        raise NotDue(f"seat {seat} has no deadline running")
+    deadline = seat_deadline(table, seat)
+    if at < deadline:
+        raise NotDue(f"seat {seat}'s deadline is {deadline}, not yet passed at {at}")
+    return {"seat": seat, "deadline": deadline, **on_timeout_now(table, seat)}
+
+
+def forfeit_draft(table) -> Draft:
+    """The referee's ``forfeited``: the seat out of time leaves as if it had
+    resigned: the game ends (the others' scores decide the winners, the reason
+    said), or, in a game that plays on, goes on without the seat."""
+    seat = min(s for s, what in table.owed.items() if what == "forfeit")
+    return Draft("forfeited", {"seat": seat, **table.engine.leaving(table.state, seat, "ran out of time")})

@@ -205,11 +205,22 @@ def _options(game, options: dict, names: list[str]) -> str:
 
 
 def _clock(clock: dict) -> str:
-    said = f"{duration(clock.get('move_seconds', 0))} a move"
+    if clock.get("kind") == "bank":
+        said = f"a time bank of {duration(clock.get('initial_seconds', 0))}"
+        if clock.get("increment_seconds"):
+            said += f", {duration(clock['increment_seconds'])} more a turn"
+        if clock.get("max_seconds", 0) > clock.get("initial_seconds", 0):
+            said += f" up to {duration(clock['max_seconds'])}"
+    else:
+        said = f"{duration(clock.get('move_seconds', 0))} a move"
     if clock.get("remind_seconds"):
         said += f", a reminder {duration(clock['remind_seconds'])} before"
+    rule = clock.get("on_timeout")
+    if isinstance(rule, dict):
+        said += f", {rule.get('excused')} missed turns excused a seat (the referee plays them)"
+        rule = rule.get("then")
     then = {"autoplay": "the referee moves for a seat out of time",
-            "forfeit": "a seat out of time loses"}.get(clock.get("on_timeout"))
+            "forfeit": "a seat out of time loses"}.get(rule)
     return said + (f", {then}" if then else "")
 
 
@@ -261,7 +272,9 @@ def common(event: Event, title: str | None = None) -> str | None:
     if event.type == "seat-timed-out":
         then = {"remind": "the game waits for them, and the organiser decides what follows",
                 "autoplay": "the referee moves for them",
-                "forfeit": "they lose the game"}.get(p.get("on_timeout"), "")
+                "forfeit": "they lose the game",
+                "turn": f"the referee plays their turn (missed turn {p.get('excused')} excused)",
+                }.get(p.get("on_timeout"), "")
         return f"seat {p.get('seat')} ran out of time (deadline {moment(p.get('deadline'))}): {then}"
     if event.type == "forfeited":
         return left_words(event) or f"seat {p.get('seat')} loses on time"
@@ -274,6 +287,10 @@ def common(event: Event, title: str | None = None) -> str | None:
         if p.get("paused"):
             return "the organiser pauses the clock"
         return f"the clock is set to {_clock(clock)}"
+    if event.type == "seat-calendar":
+        if p.get("weekends_off"):
+            return f"seat {p.get('seat')}'s clock stops at weekends ({p.get('timezone')} time)"
+        return f"seat {p.get('seat')}'s clock runs at weekends"
     if event.type == "game-aborted":
         return f"the organiser ends the game: {p.get('reason', '')}".rstrip(": ")
     if event.type == "seed-revealed":

@@ -16,6 +16,10 @@ wired here, never named by the service:
   records its result and pairs the next round;
 * receipts (referee/trust): the key ring kept in the store, handed to the
   service, which signs the receipt of every answer that appends;
+* the calendar (referee/calendar): the players' settings, handed to the service
+  for the players' own record, and which notices each seat's player wants (the
+  outbox's sweep asks); a game's start writes its players' weekends into its log,
+  and its end counts its players' moves and timeouts for their profiles;
 * players (referee/players): a seat given as ``{"player": ID}`` (an entry
   resolver), whether a token no seat of a game holds is a player's (then 403),
   the confirmation messages and open games' invitations the background sender
@@ -34,6 +38,9 @@ from __future__ import annotations
 import functools
 
 from referee import bots, entries, standalone, timeouts
+from referee.calendar import punctuality, weeks
+from referee.calendar.keeping import open_calendar
+from referee.calendar.organiser import Calendar
 from referee.config import Config
 from referee.leagues import inviting
 from referee.leagues import running as leagues
@@ -78,6 +85,10 @@ def assemble(store: Store, queue=None, players: bool = True, **options) -> GameS
                        invitation_mail.deliver_due,  # open games' invitations
                        inviting.deliver_due,  # leagues' invitations
                        recovery.deliver_due]  # new tokens for lost ones
+    calendar = Calendar(open_calendar(store), service)  # players' settings, and the notices they want
+    service.player_settings, service.wants_notice = calendar, calendar.wants_notice
+    service.followers.subscribe("calendar", weeks.follow(service, calendar.store))
+    service.followers.subscribe("punctuality", punctuality.follow(service, calendar.store))
     service.followers.subscribe("notices", outbox.follow(service))
     service.followers.subscribe("leagues", leagues.follow(service))
     if players:

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from referee import clock as clockmod
 from referee import entropy
 from referee import rng as rngmod
+from referee.clock import NotDue, forfeit_draft, timeout_payload  # noqa: F401 - NotDue: raised for the table's callers
 from referee.events import GENESIS, REFEREE, Draft, Event, chain, utcnow
 from referee.games import engine as engine_by_name
 from referee.games.base import (
@@ -27,6 +28,7 @@ from referee.games.base import (
 )
 from referee.own_players import bot_kinds, bot_players, use_bots  # noqa: F401 (use_bots: the wiring's)
 from referee.seeing import Seeing, of_players
+from referee.weekends import SEAT_CALENDAR, check_calendar
 
 REVEAL_SEED = "reveal-seed"
 # An admin gave a seat to a new player (referee/seats.py): nothing changes in play.
@@ -41,7 +43,7 @@ SEAT_TIMED_OUT = "seat-timed-out"
 BOT_MOVE = "bot-move"
 FORFEIT = "forfeit"
 # Referee events that are no engine's business: the table takes them on itself.
-TABLE_EVENTS = ("clock-changed", SEAT_REPLACED, SEAT_TIMED_OUT)
+TABLE_EVENTS = ("clock-changed", SEAT_REPLACED, SEAT_TIMED_OUT, SEAT_CALENDAR)
 
 
 class Settling(RefereeError):
@@ -68,10 +70,19 @@ class Table(Seeing):
     since_seq: dict = field(default_factory=dict)
     # seat -> the ``since`` its timeout fired for (a seat times out once per turn)
     timed_out: dict = field(default_factory=dict)
+    # seat -> what its bank held (microseconds) when its time last started, under a
+    # bank clock (referee/clock.py); a seat not in it holds the initial bank
+    banks: dict = field(default_factory=dict)
+    # seat -> the zone whose weekends its clock leaves out (referee/weekends.py), from
+    # the log's ``seat-calendar`` events; and each seat's mark this turn (clock.mark_of)
+    calendars: dict = field(default_factory=dict)
+    marks: dict = field(default_factory=dict)
     # seat -> "random" | "basic": the seats the referee plays (from game-created)
     bots: dict = field(default_factory=dict)
     # seat -> "autoplay" | "forfeit": what a timeout left the referee owing it
     owed: dict = field(default_factory=dict)
+    # seat -> its timeouts so far in the game (excused misses count them)
+    missed: dict = field(default_factory=dict)
     # (seq, seat, new name) of each seat-replaced event: who held a seat when
     # (referee/narration.py, Holders); a tuple, replaced, never changed in place
     replaced: tuple = ()
@@ -193,7 +204,7 @@ class Table(Seeing):
             return None
         acting = self.engine.acting(self.state)
         for seat, what in sorted(self.owed.items()):
-            if what == "autoplay" and seat in acting:
+            if what in ("autoplay", clockmod.TURN) and seat in acting:
                 return seat
         return next((seat for seat in acting if seat in self.bots or seat in left), None)
 
@@ -226,23 +237,29 @@ class Table(Seeing):
             seat = ev.payload.get("seat")
             if ev.type == clockmod.CLOCK_CHANGED:
                 clockmod.apply_change(self, ev)
+            elif ev.type == SEAT_CALENDAR:
+                clockmod.apply_calendar(self, ev)
             elif ev.type == SEAT_TIMED_OUT:
                 self.timed_out = {**self.timed_out, seat: self.since.get(seat)}
-                if ev.payload["on_timeout"] in ("autoplay", "forfeit"):
+                self.missed = {**self.missed, seat: self.missed.get(seat, 0) + 1}
+                if ev.payload["on_timeout"] in ("autoplay", "forfeit", clockmod.TURN):
                     self.owed = {**self.owed, seat: ev.payload["on_timeout"]}
             else:  # seat-replaced: a person (or a bot) takes the seat ...
                 self.replaced = (*self.replaced, (ev.seq, seat, ev.payload.get("name")))
                 self.bots = {k: v for k, v in self.bots.items() if k != seat}
                 if ev.payload.get("bot"):
                     self.bots = {**self.bots, seat: ev.payload["bot"]}
+                # ... whose calendar is not the last holder's (a player's own comes in the log)
+                self.calendars = {k: v for k, v in self.calendars.items() if k != seat}
+                self.marks = {k: v for k, v in self.marks.items() if k != seat}
                 if seat in self.since:  # ... and gets a full move_seconds
                     self.since = {**self.since, seat: ev.at}
                     self.since_seq = {**self.since_seq, seat: ev.seq}
             self.seq, self.last_hash = ev.seq, ev.hash
             return
+        self.state = self.engine.evolve(self.state, ev if owned else ev.copy())
         if isinstance(ev.actor, int):
             self._made(ev.actor)
-        self.state = self.engine.evolve(self.state, ev if owned else ev.copy())
         if ev.type == "forfeited":  # the loss a timeout left owing is taken (the seat may play on as left)
             self._made(ev.payload.get("seat"))
         if ev.type == "game-aborted":
@@ -261,15 +278,19 @@ class Table(Seeing):
         self.seq, self.last_hash = events[-1].seq, events[-1].hash
 
     def _made(self, seat: int) -> None:
-        """A move of ``seat`` is in the log: a move a timeout left it owing is made."""
-        if seat in self.owed:
+        """A move of ``seat`` is in the log: a move a timeout left it owing is made
+        (an excused miss owes the whole turn: until the seat is no longer to act)."""
+        if seat in self.owed and (self.owed[seat] != clockmod.TURN or seat not in self.engine.acting(self.state)):
             self.owed = {k: v for k, v in self.owed.items() if k != seat}
 
     def _time(self, ev: Event) -> None:
         if self.clock is not None:
             acting = self.to_act()
+            self.banks = clockmod.spend(self, acting, ev)
             self.since = clockmod.started(self.since, acting, ev)
             self.since_seq = clockmod.started_seqs(self.since_seq, acting, ev)
+            if self.calendars or self.marks:
+                self.marks = clockmod.marked(self, acting, ev)
 
     def _forked(self) -> Table:
         # A state with a fork() of its own copies what a move may change and shares
@@ -362,7 +383,8 @@ class Table(Seeing):
         the game's seeded randomness for the event it will be (``Rng(seed, seq)``),
         so an audit that knows the seed makes the same choice; while the seed is
         secret it cannot be re-derived (``SeedUnavailable``)."""
-        kind = "basic" if self.owed.get(seat) == "autoplay" or seat not in self.bots else self.bots[seat]
+        kind = ("basic" if self.owed.get(seat) in ("autoplay", clockmod.TURN) or seat not in self.bots
+                else self.bots[seat])
         return bot_players().choose(kind, self, seat, rngmod.Rng(self.dealing_seed(seed), self.seq + 1))
 
     def propose_step(self, seed: str | None, at: str | None = None,
@@ -388,6 +410,15 @@ class Table(Seeing):
         return self._extend([Draft("game-aborted", {"reason": reason, "by": "admin"})], REFEREE, at,
                             _key(seed, salt_key))
 
+    def propose_calendar(self, payload, at: str | None = None, seed: str | None = None,
+                         salt_key: str | None = None) -> tuple[list[Event], Table]:
+        """A seat's calendar (its weekends off, in its zone) into the log, from the
+        moment of the event on (referee/weekends.py)."""
+        payload = check_calendar(payload)
+        if payload["seat"] >= self.state.players:
+            raise MalformedMove(f"seat must be a number from 0 to {self.state.players - 1}", field="seat")
+        return self._extend([Draft(SEAT_CALENDAR, payload)], REFEREE, at, _key(seed, salt_key))
+
     def propose_clock(self, body, at: str | None = None, seed: str | None = None,
                       salt_key: str | None = None) -> tuple[list[Event], Table]:
         """The admin's change or pause of the clock (see referee/clock.py)."""
@@ -409,32 +440,6 @@ class Table(Seeing):
     def commit(self, fork: Table) -> None:
         """Take on a proposal's result once its events are safely in the log."""
         self.__dict__.update(fork.__dict__)
-
-
-class NotDue(RefereeError):
-    code, status = "no-timeout-due", 409
-
-
-def timeout_payload(table: Table, seat: int, at: str) -> dict:
-    """What ``seat-timed-out`` for ``seat`` at ``at`` says: the seat, its deadline
-    and what the clock does about it. Raises ``NotDue`` unless the seat is to act
-    with a deadline passed by ``at`` and not yet timed out (the audit asks the same)."""
-    if table.clock is None or table.paused or table.due() is not None:
-        raise NotDue("no clock is running")
-    if seat not in table.to_act() or seat not in table.since or clockmod.timed_out(table, seat):
-        raise NotDue(f"seat {seat} has no deadline running")
-    deadline = clockmod.deadline(table.clock, table.since[seat])
-    if at < deadline:
-        raise NotDue(f"seat {seat}'s deadline is {deadline}, not yet passed at {at}")
-    return {"seat": seat, "deadline": deadline, "on_timeout": table.clock["on_timeout"]}
-
-
-def forfeit_draft(table: Table) -> Draft:
-    """The referee's ``forfeited``: the seat out of time leaves as if it had
-    resigned: the game ends (the others' scores decide the winners, the reason
-    said), or, in a game that plays on, goes on without the seat."""
-    seat = min(s for s, what in table.owed.items() if what == "forfeit")
-    return Draft("forfeited", {"seat": seat, **table.engine.leaving(table.state, seat, "ran out of time")})
 
 
 def _key(seed: str | None, salt_key: str | None) -> str | None:

@@ -76,7 +76,7 @@ def tick(service, game_id: str, now: str | None = None) -> dict:
         return fired
     for t in timers:
         if t["kind"] == clock.REMINDER and t["at"] <= now:
-            left = clock.parse_at(clock.deadline(table.clock, table.since[t["seat"]])) - clock.parse_at(now)
+            left = clock.parse_at(clock.seat_deadline(table, t["seat"])) - clock.parse_at(now)
             nid = _tell(service, game_id, rec, t["seat"], "reminder",
                         f"{duration(left.total_seconds())} left to move.", t["started"])
             if nid:

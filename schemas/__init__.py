@@ -142,9 +142,17 @@ def Result(**kw):  # noqa: N802 - reads as a type in the schemas below
 
 
 class ClockInForce(Schema):
-    move_seconds = fields.Integer(required=True)
+    move_seconds = fields.Integer(metadata={"description": "a time a move (no `kind`)"})
+    kind = fields.String(metadata={"enum": ["bank"], "description": "a time bank (docs/clock.md)"})
+    initial_seconds = fields.Integer(metadata={"description": "a bank's: each seat's bank at the start"})
+    increment_seconds = fields.Integer(metadata={"description": "a bank's: gained when a seat's turn ends"})
+    max_seconds = fields.Integer(metadata={"description": "a bank's: the most a bank holds"})
     remind_seconds = fields.Integer(required=True)
-    on_timeout = fields.String(required=True, metadata={"enum": ["remind", "autoplay", "forfeit"]})
+    on_timeout = fields.Raw(required=True, metadata={
+        "oneOf": [{"type": "string", "enum": ["remind", "autoplay", "forfeit"]},
+                  {"type": "object", "properties": {"excused": {"type": "integer"},
+                                                    "then": {"type": "string", "enum": ["forfeit", "autoplay"]}}}],
+        "description": "what a timeout does: remind, autoplay, forfeit, or excused misses {excused, then}"})
     paused = fields.Boolean(required=True)
 
 
@@ -195,6 +203,16 @@ class SeatReplaced(Schema):
     receipt = fields.Nested(Receipt, required=True, metadata={"description": RECEIPT})
 
 
+class Bank(Schema):
+    seat = fields.Integer(required=True)
+    seconds = fields.Float(required=True, metadata={
+        "description": "what the seat's bank held when its time last started (a seat to act: its deadline "
+                       "is that many seconds after its time started)"})
+
+
+BANKS = "under a bank clock, every seat's bank (empty under any other clock, or none)"
+
+
 class Deadline(Schema):
     seat = fields.Integer(required=True)
     deadline = fields.String(required=True, metadata={"description": "UTC, ISO 8601"})
@@ -228,6 +246,7 @@ class Summary(Schema):
     clock = fields.Nested(ClockInForce, required=True, allow_none=True, metadata={"description": CLOCK})
     deadlines = fields.List(fields.Nested(lambda: Deadline()), required=True, metadata={
         "description": "each seat to act and its deadline (empty without a clock)"})
+    banks = fields.List(fields.Nested(lambda: Bank()), metadata={"description": BANKS})
 
 
 class ViewArgs(Strict):
@@ -253,6 +272,7 @@ class View(Schema):
     clock = fields.Nested(ClockInForce, required=True, allow_none=True, metadata={"description": CLOCK})
     deadlines = fields.List(fields.Nested(lambda: Deadline()), required=True, metadata={
         "description": "each seat to act and its deadline (empty without a clock)"})
+    banks = fields.List(fields.Nested(lambda: Bank()), metadata={"description": BANKS})
 
 
 class Legal(Schema):

@@ -196,16 +196,35 @@ COMPONENTS: dict[str, dict] = {
     "Actor": {"description": "who wrote an event: a seat number, or \"referee\"",
               "oneOf": [{"type": "integer", "minimum": 0}, {"type": "string", "enum": ["referee"]}]},
     "ClockSettings": {
-        "type": "object", "additionalProperties": False, "required": ["move_seconds"],
-        "description": "A clock (docs/clock.md). Kept complete: answers have every field.",
+        "type": "object", "additionalProperties": False,
+        "description": "A clock (docs/clock.md): a time a move (`move_seconds`), or a time bank "
+                       "(`kind: \"bank\"` with `initial_seconds`, `increment_seconds`, `max_seconds`). "
+                       "Kept complete: answers have every field of its kind.",
         "properties": {
             "move_seconds": {"type": "integer", "minimum": 5, "maximum": 31622400,
-                             "description": "whole seconds a seat has to act"},
+                             "description": "whole seconds a seat has to act (required without `kind`)"},
+            "kind": {"type": "string", "enum": ["bank"],
+                     "description": "`bank`: each seat's time is drawn from its own bank; left out: a "
+                                    "time a move"},
+            "initial_seconds": {"type": "integer", "minimum": 5, "maximum": 31622400,
+                                "description": "a bank: what each seat's bank starts with (required)"},
+            "increment_seconds": {"type": "integer", "minimum": 0, "maximum": 31622400,
+                                  "description": "a bank: added to a seat's bank when its turn ends (0)"},
+            "max_seconds": {"type": "integer", "minimum": 5, "maximum": 31622400,
+                            "description": "a bank: the most it holds, at least initial_seconds "
+                                           "(initial_seconds)"},
             "remind_seconds": {"type": "integer", "minimum": 0,
                                "description": "seconds before the deadline that the seat is reminded, "
-                                              "less than move_seconds; 0 (the default) for none"},
-            "on_timeout": {"type": "string", "enum": ["remind", "autoplay", "forfeit"],
-                           "description": "what happens at the deadline (remind)"}}},
+                                              "less than move_seconds (a bank: max_seconds); 0 (the "
+                                              "default) for none"},
+            "on_timeout": {"description": "what happens at the deadline (remind): remind, autoplay, forfeit, "
+                                          "or excused misses: the seat's first `excused` timeouts have the basic "
+                                          "bot play its whole turn, the next ends as `then`",
+                           "oneOf": [{"type": "string", "enum": ["remind", "autoplay", "forfeit"]},
+                                     {"type": "object", "additionalProperties": False, "required": ["excused"],
+                                      "properties": {"excused": {"type": "integer", "minimum": 1, "maximum": 100},
+                                                     "then": {"type": "string", "enum": ["forfeit", "autoplay"],
+                                                              "description": "after the excused ones (forfeit)"}}}]}}},
     "GameOptions": _options(answer=True),
     "NewGameOptions": _options(answer=False),
     "GameResult": {

@@ -25,7 +25,7 @@ PACKAGES = ("referee", "schemas", "workers")
 # rooms and what lies below them may import none of these.
 REACTIONS = ("referee.mail", "referee.timeouts", "referee.bots", "referee.seats", "referee.system",
              "referee.players", "referee.leagues", "referee.api", "referee.web", "referee.cli",
-             "referee.trust")  # (the service signs with what it is handed: referee/system.py)
+             "referee.trust", "referee.calendar")  # (the service signs with what it is handed: referee/system.py)
 MAX_LINES = 450
 
 

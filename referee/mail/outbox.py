@@ -71,9 +71,9 @@ def contact_of(extra: dict, seat: int) -> dict:
 
 
 # ---- following the games ----------------------------------------------------------------
-# Appends that tell nobody anything: an admin's clock change or a seat handed over
-# (the seat's next notice comes with the next move).
-QUIET = ("seat-replaced", "clock-changed")
+# Appends that tell nobody anything: an admin's clock change, a seat handed over or a
+# seat's calendar written into the log (the seat's next notice comes with the next move).
+QUIET = ("seat-replaced", "clock-changed", "seat-calendar")
 
 
 def follow(service):
@@ -136,7 +136,7 @@ def compose(service, game_id: str, seat: int, reason: str, note: str | None = No
             "players": rec.players, "version": view["version"], "status": view["status"],
             "reason": reason, "note": note, "happened": happened, "text": view["text"],
             "legal": legal, "to_act": [rec.players[s] for s in view["to_act"]],
-            "deadline": view.get("deadline"), "overdue": any(d["overdue"] for d in view.get("deadlines", [])
+            "deadline": view.get("deadline"), "banks": view.get("banks") or [], "overdue": any(d["overdue"] for d in view.get("deadlines", [])
                                                              if onlooker or d["seat"] == seat),
             "result": view["result"], "winners": [rec.players[s] for s in (view["result"] or {}).get("winners", [])],
             "written": utcnow()}
@@ -191,7 +191,8 @@ def sweep(service, game_id: str) -> list[str]:
         return []  # a referee step is due: its own sweep follows, once it is written
     made = []
     box = outbox_of(service)
-    extra = service.record(game_id).extra
+    rec = service.record(game_id)
+    extra = rec.extra
     told = extra.get("contacts", {})  # seats with a channel
     cursors = {seat: box.cursor(game_id, seat) for seat in range(len(summary["players"])) if str(seat) in told}
     for seat in AUDIENCE:
@@ -230,7 +231,8 @@ def sweep(service, game_id: str) -> list[str]:
             note = {"remind": "You may still move: the game waits for you, and the organiser decides "
                               "what follows (waiting longer, giving your seat to someone else, or "
                               "ending the game).",
-                    "autoplay": "The referee made a move for you (below); your time starts again."
+                    "autoplay": "The referee made a move for you (below); your time starts again.",
+                    "turn": "The referee played your turn for you (below): a missed turn the game excuses."
                     }.get(next(p for p in timed_out if p.get("seat") == seat).get("on_timeout"))
         elif seat in summary["to_act"]:
             reason = "turn"
@@ -245,6 +247,8 @@ def sweep(service, game_id: str) -> list[str]:
             reason = "trick"
         else:
             continue
+        if not service.wants_notice(rec, seat, reason):
+            continue  # the cursor stays: the seat's next notice tells this too
         made.append(queue_notice(service, game_id, seat, reason, note))
     return made
 
@@ -272,7 +276,7 @@ def organiser_note(game_id: str, timed_out: list[dict], names: list[str]) -> str
         seat = p.get("seat")
         who = names[seat] if isinstance(seat, int) and 0 <= seat < len(names) else f"seat {seat}"
         said = f"{who} ran out of time (deadline {narration.moment(p.get('deadline'))})"
-        if p.get("on_timeout") == "autoplay":
+        if p.get("on_timeout") in ("autoplay", "turn"):
             lines.append(f"{said}: the referee moved for them.")
         else:
             lines.append(f"{said}. The game waits for {who}: you may wait, give the seat to someone "

@@ -112,6 +112,17 @@ def deadline_line(body: dict) -> str | None:
     return f"You have until {when} to move." if body["legal"] else None
 
 
+def banks_line(body: dict) -> str | None:
+    """Every seat's time bank under a bank clock, by name ("Time banks: Ann 9
+    minutes, Bob 10 minutes"), as the banks stood when each seat's time last
+    started."""
+    banks = body.get("banks") or []
+    names = body.get("players") or []
+    said = [f"{names[b['seat']] if 0 <= b['seat'] < len(names) else 'seat ' + str(b['seat'])} "
+            f"{duration(b['seconds'])}" for b in banks if isinstance(b, dict)]
+    return f"Time banks: {', '.join(said)}." if said else None
+
+
 def notice_text(body: dict, link: str | None = None) -> str:
     """The notice as plain text: to whom and what, what happened, the game as the
     seat sees it, its moves and deadline, how to answer, its page."""
@@ -131,6 +142,9 @@ def notice_text(body: dict, link: str | None = None) -> str:
     when = deadline_line(body)
     if when:
         lines += ["", when]
+    banks = banks_line(body)
+    if banks:
+        lines.append(banks)
     if body["legal"]:
         lines += ["", f"Reply with your moves on the first lines (add #{body['version']} to apply "
                       "them only at this version); 'show' resends this notice, 'help' explains."]

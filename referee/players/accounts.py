@@ -104,7 +104,8 @@ def public(service, player: dict, games: list, after: str | None = None, limit: 
             "played": sum(s["played"] for s in stats.values()), "won": sum(s["won"] for s in stats.values()),
             "current_games": shown, "current_games_next": more,
             # (the leagues room follows the players': referee/system.py hands its finder over)
-            "leagues": [lg for find in service.leagues_of for lg in find(service, player["id"])]}
+            "leagues": [lg for find in service.leagues_of for lg in find(service, player["id"])],
+            **(service.player_settings.public(player["id"]) if service.player_settings else {})}
 
 
 def authenticate(service, token: str | None) -> dict:
@@ -138,8 +139,9 @@ def me(service, token: str | None, after: str | None = None, limit: int = curren
     games waiting on it (at most ``current.WAITING``)."""
     player = authenticate(service, token)
     games = current.read(service, player["id"])
+    settings = service.player_settings.show(player["id"]) if service.player_settings else {}
     return {**public(service, player, games, after, limit), "contacts": private(player),
-            "waiting": current.waiting(service, games)}
+            "waiting": current.waiting(service, games), **settings}
 
 
 def private(player: dict) -> dict:
@@ -152,21 +154,27 @@ def private(player: dict) -> dict:
 
 
 def change(service, token: str | None, body: dict) -> dict:
-    """Change or remove the caller's contacts: a key given replaces (null removes),
-    a key left out stays. A changed address starts unconfirmed, with a new
+    """Change or remove the caller's contacts, and change their calendar settings
+    (referee/calendar, when the service was handed it): a key given replaces (null
+    removes a contact), a key left out stays. A changed address starts unconfirmed, with a new
     confirmation (mailed only if the address has had none within the window); a
     new webhook URL gets a new secret, shown in this answer once."""
     player = authenticate(service, token)
     if not isinstance(body, dict):
-        raise MalformedMove("the body is an object {email?, webhook?}", field="body")
-    unknown = sorted(set(body) - {"email", "webhook"})
+        raise MalformedMove("the body is an object {email?, webhook?, settings...}", field="body")
+    calendar = service.player_settings
+    known = {"email", "webhook"} | set(calendar.FIELDS if calendar else ())
+    unknown = sorted(set(body) - known)
     if unknown:
-        raise MalformedMove(f"unknown field {unknown[0]!r}; contacts are email and webhook", field=unknown[0])
+        raise MalformedMove(f"unknown field {unknown[0]!r}; the fields are {', '.join(sorted(known))}",
+                            field=unknown[0])
     if player["bot"] and any(body.get(k) is not None for k in ("email", "webhook")):
         raise MalformedMove("a bot has no contacts", field="email" if body.get("email") else "webhook")
     contacts, confirm = dict(player["contacts"]), player.get("confirm")
     email = check_email(body["email"], "email") if "email" in body else contacts.get("email")
     webhook = check_webhook(body["webhook"], "webhook") if "webhook" in body else contacts.get("webhook")
+    # every field is checked before anything is written: a bad one changes nothing
+    settings = calendar.check({k: v for k, v in body.items() if k in calendar.FIELDS}) if calendar else {}
     secret = None
     if webhook != contacts.get("webhook"):
         contacts.pop("webhook", None)
@@ -187,6 +195,8 @@ def change(service, token: str | None, body: dict) -> dict:
             contacts.update(email=email, email_confirmed=False)
             confirm, fresh = confirmation.issue(service, player["id"], email), True
     players_of(service).update(player["id"], contacts, confirm)
+    if settings:
+        calendar.change(player["id"], settings)
     if fresh or confirm is None:
         confirmation.send_soon(service, player["id"], confirm)
     out = me(service, token)

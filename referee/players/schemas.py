@@ -93,6 +93,11 @@ class PlayerProfile(Schema):
     leagues = fields.List(fields.Dict(), metadata={
         "description": "the leagues the player joined or organises, the newest first (at most 20): "
                        "{id, name, game, format, created_at, status, version, organiser}"})
+    moves = fields.Integer(metadata={"description": "moves the player made in every game that has ended "
+                                                    "(not those the referee made for them after a timeout)"})
+    timeouts = fields.Integer(metadata={"description": "the player's timeouts in every game that has ended"})
+    on_time = fields.Float(allow_none=True, metadata={
+        "description": "moves made in time / (moves + timeouts), 4 decimals; null before any"})
 
 
 class PlayerContacts(Schema):
@@ -127,7 +132,29 @@ class PlayerLeagueInvitation(Schema):
     organiser = fields.String(allow_none=True, metadata={"description": "the organising player's name"})
 
 
-class PlayerMe(PlayerProfile):
+class CalendarSettings(Schema):
+    """A player's calendar settings (docs/players.md, "Calendar settings")."""
+
+    timezone = fields.String(metadata={"description": "the player's IANA time zone (default UTC): their "
+                                                      "weekends and digest hour are in it"})
+    weekends_off = fields.Boolean(metadata={"description": "the player's own clock stops on Saturday and "
+                                                           "Sunday, their local time (default false)"})
+    auto_vacation = fields.Boolean(metadata={"description": "a deadline about to pass draws on the vacation "
+                                                            "allowance first (default true; kept, no effect until "
+                                                            "vacations are offered)"})
+    notices = fields.String(allow_none=True, metadata={
+        "enum": ["each", "turns", "daily", None],
+        "description": "which notices the player is sent: each (every one), turns (their turns, game "
+                       "results and league rounds only) or daily (not offered yet); null: the defaults, "
+                       "each outside leagues and turns in a league game"})
+    digest_hour = fields.Integer(metadata={"description": "the local hour (0-23) of the daily digest "
+                                                          "(default 8)"})
+    calendar_url = fields.String(metadata={
+        "description": "the player's deadlines as an iCalendar feed, behind a secret of its own that reads "
+                       "that feed and nothing else (POST /v1/players/me/calendar/reset makes a new one)"})
+
+
+class PlayerMe(PlayerProfile, CalendarSettings):
     contacts = fields.Nested(PlayerContacts)
     waiting = fields.List(fields.Nested(PlayerWaiting), metadata={
         "description": f"the games waiting on this player's move (at most {WAITING}): nearest deadline "
@@ -145,6 +172,15 @@ class PlayerContactChange(Strict):
                                                                     "code comes back); null removes it"})
     webhook = fields.String(allow_none=True, metadata={"description": "a new URL (a new secret is returned); "
                                                                       "null removes it"})
+    # the calendar's settings: checked by referee/calendar, which names a bad value's field
+    timezone = fields.Raw(metadata={"type": "string", "description": "an IANA time zone name, e.g. "
+                                                                     "Europe/Paris"})
+    weekends_off = fields.Raw(metadata={"type": "boolean"})
+    auto_vacation = fields.Raw(metadata={"type": "boolean"})
+    notices = fields.Raw(allow_none=True, metadata={"type": "string", "nullable": True, "enum": ["each", "turns", "daily", None],
+                                   "description": "each, turns, or null for the defaults (daily: not "
+                                                  "offered yet, refused 400)"})
+    digest_hour = fields.Raw(metadata={"type": "integer", "minimum": 0, "maximum": 23})
 
 
 class PlayerConfirm(Strict):

@@ -88,6 +88,12 @@ class GameService(Keeping, Reading, Moves, Steps, Creating, Receipting):
         self.senders: list[Callable] = []
         self.leagues_of: list[Callable] = []
         self.league_invitations_of: list[Callable] = []
+        # A player's calendar settings (referee/calendar), shown and changed with the
+        # player's own record; None: a referee without that room.
+        self.player_settings = None
+        # Whether a notice the log makes due is sent to a seat's player (their
+        # ``notices`` setting, referee/calendar): every one unless told otherwise.
+        self.wants_notice: Callable[[object, int, str], bool] = lambda record, seat, reason: True
         self._locks = [threading.RLock() for _ in range(64)]
         self._cache_lock = threading.Lock()
 

@@ -24,17 +24,19 @@ SNAPSHOT_EVERY = 16
 # in differently from its default (2: the clock's timers, bots and owed moves;
 # 3: the states' ``revealed``; 4: the seats' replacements, for naming who held a
 # seat when; 5: whether the game is one of players; 6: the states' ``left``, the
-# seats that left a game that plays on).
-TABLE_FORMAT = 6
+# seats that left a game that plays on; 7: the seats' time banks).
+TABLE_FORMAT = 7
 
 
 def deadlines(table: Table, seat: int | None) -> dict:
     """``deadlines`` of the seats to act and ``deadline``: the seat's own when a
-    seat asks, else the earliest (None without a clock or nobody to act)."""
+    seat asks, else the earliest (None without a clock or nobody to act); ``banks``
+    under a bank clock (empty under any other)."""
     out = clockmod.deadlines(table)
     mine = [d["deadline"] for d in out if seat is None or d["seat"] == seat]
     in_force = None if table.clock is None else {**table.clock, "paused": table.paused}
-    return {"deadline": min(mine) if mine else None, "deadlines": out, "clock": in_force}
+    return {"deadline": min(mine) if mine else None, "deadlines": out, "clock": in_force,
+            "banks": clockmod.banks(table)}
 
 
 def timer_after(table: Table, fork: Table):

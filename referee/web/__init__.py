@@ -177,8 +177,24 @@ def game_page(game_id):
     lines = log_lines(game_id, spectator, 0, 1000)["lines"]
     who = pictures.names(summary["players"])
     result = pictures.outcome(view["result"], who, view["status"] == "aborted")
+    banks = {b["seat"]: short_duration(b["seconds"]) for b in summary.get("banks") or []}
     return render_template("game.html", summary=summary, view=view, lines=lines, at=at, names=who,
-                           title=engine_by_name(summary["game"]).title, result=result)
+                           title=engine_by_name(summary["game"]).title, result=result, banks=banks)
+
+
+def short_duration(seconds: float) -> str:
+    """A time bank in a table cell, its two largest units: "9m 20s", "1h 5m", "2d 3h"
+    (as the page's script writes it when it follows the game)."""
+    n, out = max(0, int(seconds)), []
+    for unit, size in (("d", 86400), ("h", 3600), ("m", 60), ("s", 1)):
+        if n >= size or (unit == "s" and not out):
+            out.append(f"{n // size}{unit}")
+            n %= size
+        elif out:
+            break
+        if len(out) == 2:
+            break
+    return " ".join(out)
 
 
 def _open_game_page(svc, game_id: str):

@@ -56,6 +56,18 @@
     });
     return { head: head, reason: reason, winners: winners, mark: winners.length === 1 ? "winner" : "draw" };
   }
+  function shortDuration(seconds) {
+    // as the server writes it (referee/web short_duration): the two largest units
+    var n = Math.max(0, Math.floor(seconds)), out = [];
+    var units = [["d", 86400], ["h", 3600], ["m", 60], ["s", 1]];
+    for (var k = 0; k < units.length && out.length < 2; k++) {
+      if (n >= units[k][1] || (units[k][0] === "s" && !out.length)) {
+        out.push(Math.floor(n / units[k][1]) + units[k][0]);
+        n %= units[k][1];
+      } else if (out.length) { break; }
+    }
+    return out.join(" ");
+  }
   function drawPlayers(summary, view) {
     var body = document.getElementById("players");
     body.textContent = "";
@@ -67,14 +79,29 @@
     var result = outcome(view.result, names, view.status === "aborted");
     // seats that left a game that plays on (house rule on_resign): the referee plays them
     var left = (view.view && view.view.left) || [];
+    // a bank clock's banks: a column of their own, shown only under a bank clock
+    var banks = {};
+    (summary.banks || []).forEach(function (b) { banks[b.seat] = shortDuration(b.seconds); });
+    var banked = (summary.banks || []).length > 0;
+    var head = document.getElementById("players-head");
+    var bankHead = document.getElementById("bank-head");
+    if (banked && !bankHead && head) {
+      bankHead = document.createElement("th");
+      bankHead.id = "bank-head";
+      bankHead.textContent = "time bank";
+      head.insertBefore(bankHead, head.lastElementChild);
+    } else if (!banked && bankHead) {
+      bankHead.remove();
+    }
     names.forEach(function (name, i) {
       var tr = document.createElement("tr");
       var won = result && result.winners.indexOf(i) >= 0;
       if (won) { tr.className = "winner"; }
       var cells = [i, name + (view.seat === i ? " (you)" : ""),
-                   summary.scores ? summary.scores[i] : "",
-                   won ? result.mark : left.indexOf(i) >= 0 ? "left the game"
-                     : (view.to_act.indexOf(i) >= 0 && view.status === "active" ? "to play" : "")];
+                   summary.scores ? summary.scores[i] : ""];
+      if (banked) { cells.push(banks[i] || ""); }
+      cells.push(won ? result.mark : left.indexOf(i) >= 0 ? "left the game"
+        : (view.to_act.indexOf(i) >= 0 && view.status === "active" ? "to play" : ""));
       cells.forEach(function (c) { var td = document.createElement("td"); td.textContent = c; tr.appendChild(td); });
       body.appendChild(tr);
     });
