@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 
 from referee.mail import outbox
+from tests.leaguetools import new_league
 from tests.playertools import auth, new_game, register
 
 DEFAULTS = {"timezone": "UTC", "weekends_off": False, "auto_vacation": True, "notices": None,
@@ -118,11 +119,9 @@ def test_in_a_league_turns_is_the_default_and_each_may_be_chosen(client, service
     tokens = {p["id"]: p["token"] for p in [ann, *others]}
 
     def league_notices(name: str) -> list[str]:
-        r = client.post("/v1/leagues", json={"name": name, "game": "king-of-danger", "options": {"target": 2},
-                                             "format": "tables", "table_size": 3, "rounds": 2,
-                                             "players": [ann["id"], others[0]["id"], others[1]["id"]]})
-        assert r.status_code == 201, r.json
-        lid, reasons = r.json["id"], []
+        made = new_league(client, [ann, *others], name=name, game="king-of-danger", options={"target": 2},
+                          format="tables", table_size=3, rounds=2)
+        lid, reasons = made["id"], []
         for _ in range(6):
             for rnd in client.get(f"/v1/leagues/{lid}").json["rounds"]:
                 for g in rnd["games"]:

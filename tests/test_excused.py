@@ -10,6 +10,7 @@ from freezegun import freeze_time
 
 from referee import timeouts
 from tests.helpers import Game
+from tests.leaguetools import new_league
 from tests.test_timeouts import T0, at
 
 EXCUSED = {"move_seconds": 3600, "on_timeout": {"excused": 1, "then": "forfeit"}}
@@ -66,8 +67,7 @@ def test_bad_excused_misses_are_refused_naming_the_field(client, on_timeout, fie
 
 def test_a_league_may_set_the_excused_misses(client):
     ps = [client.post("/v1/players", json={"name": f"P{i}", "bot": "random"}).json for i in range(2)]
-    r = client.post("/v1/leagues", json={"name": "L", "game": "king-of-danger", "options": {"target": 1},
-                                         "format": "round-robin", "players": [p["id"] for p in ps],
-                                         "clock": {"move_seconds": 86400,
-                                                   "on_timeout": {"excused": 3, "then": "autoplay"}}})
-    assert r.status_code == 201, r.json
+    league = new_league(client, ps, name="L", game="king-of-danger", options={"target": 1}, format="round-robin",
+                        clock={"move_seconds": 86400, "on_timeout": {"excused": 3, "then": "autoplay"}})
+    game = client.get(f"/v1/leagues/{league['id']}").json["rounds"][0]["games"][0]["game"]
+    assert client.get(f"/v1/games/{game}").json["clock"]["on_timeout"] == {"excused": 3, "then": "autoplay"}
