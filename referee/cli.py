@@ -74,12 +74,17 @@ def _start_keeper(service) -> None:
 
 def _start_catch_ups(service) -> None:
     """On threads, what a killed process left undone: finished games no ratings job recorded,
-    leagues owing a step (then every REFEREE_LEAGUE_HEAL_INTERVAL s, those whose job was lost)."""
+    leagues owing a step (then every REFEREE_LEAGUE_HEAL_INTERVAL s, those whose job was lost),
+    events not yet in the transparency log (then every REFEREE_TLOG_SWEEP_INTERVAL s, the
+    leagues')."""
     from referee.leagues import healing
     from referee.players import following
 
     following.start_catch_up(service)
     healing.start_healer(service, float(os.environ.get("REFEREE_LEAGUE_HEAL_INTERVAL", "30")))
+    # the transparency log's sequencer: every log at start, the leagues every few seconds
+    if service.transparency is not None:
+        service.transparency.sequencer(float(os.environ.get("REFEREE_TLOG_SWEEP_INTERVAL", "5")))
 
 
 def cmd_serve(args) -> int:
@@ -194,6 +199,8 @@ def cmd_worker(args) -> int:
 
                     following.catch_up(service)
                     healing.heal(service)
+                    if service.transparency is not None:
+                        service.transparency.integrate(sweep=True)
                 else:
                     _start_catch_ups(service)
                 sender = True

@@ -16,6 +16,10 @@ wired here, never named by the service:
   records its result and pairs the next round;
 * receipts (referee/trust): the key ring kept in the store, handed to the
   service, which signs the receipt of every answer that appends;
+* the transparency log (referee/transparency): every append noted for the
+  sequencer, which integrates the events as leaves of one Merkle tree kept in
+  the store and signs its checkpoints with the receipt key ring's current key
+  (its ``transparency`` job on RQ; a thread of the process embedded);
 * players (referee/players): a seat given as ``{"player": ID}`` (an entry
   resolver), whether a token no seat of a game holds is a player's (then 403),
   the confirmation messages and open games' invitations the background sender
@@ -36,11 +40,14 @@ import functools
 from referee import bots, entries, table, timeouts
 from referee.config import Config
 from referee.leagues import running as leagues
+from referee.leagues.keeping import leagues_of
 from referee.mail import contacts, links, outbox, sending
 from referee.players import accounts, confirmation, following, invitation_mail
 from referee.queue import InlineQueue, make_queue
 from referee.service import GameService
 from referee.store import Store, open_store
+from referee.transparency.keeping import tree_of
+from referee.transparency.log import TransparencyLog
 from referee.trust.keys import ring_of
 from referee.trust.receipts import Receipts
 
@@ -73,14 +80,26 @@ def assemble(store: Store, queue=None, players: bool = True, **options) -> GameS
     queue.register(outbox.NOTICES)
     queue.register(timeouts.TICK)
     queue.register(leagues.RESULT)
-    options.setdefault("receipts", Receipts(ring_of(store)))  # one key ring per service, in the store
+    ring = ring_of(store)  # one key ring per service, in the store
+    options.setdefault("receipts", Receipts(ring))
     service = GameService(store, queue, **options)
+    subscribe_transparency(service, ring)
     service.someones_token = functools.partial(accounts.is_players_token, service)
     service.followers.subscribe("notices", outbox.follow(service))
     service.followers.subscribe("leagues", leagues.follow(service))
     if players:
         subscribe_players(service)
     return service
+
+
+def subscribe_transparency(service: GameService, ring) -> None:
+    """The transparency log following games: each append noted and integrated by
+    the sequencer (referee/transparency/log.py); the API reads it from
+    ``service.transparency``."""
+    tlog = TransparencyLog(service.store, leagues_of(service), ring, tree_of(service.store))
+    service.transparency = tlog
+    service.queue.register(tlog.job())
+    service.followers.subscribe("transparency", tlog.follow(service.queue))
 
 
 def subscribe_players(service: GameService) -> None:
