@@ -76,7 +76,7 @@ class Verifier:
 
 
 def parse_vkey(text: str) -> Verifier:
-    parts = text.strip().split("+")
+    parts = text.strip().split("+", 2)  # base64 may hold a + itself; the name may not
     if len(parts) != 3 or not _name_ok(parts[0]):
         raise BadNote("a verifier key is NAME+KEYID+BASE64 (the name without + or spaces)")
     name, hex_id, b64 = parts
@@ -221,7 +221,7 @@ class WitnessKey:
 
     @classmethod
     def parse(cls, text: str) -> WitnessKey:
-        parts = text.strip().split("+")
+        parts = text.strip().split("+", 4)
         if len(parts) != 5 or parts[:2] != ["PRIVATE", "KEY"]:
             raise BadNote("a witness key file is PRIVATE+KEY+NAME+KEYID+BASE64")
         try:
