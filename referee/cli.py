@@ -9,6 +9,7 @@ import sys
 
 from referee.config import Config
 from referee.players import commands as rating_commands  # ratings --check / --catch-up
+from referee.transparency import commands as tlog_commands  # witness: light, as the audit
 from referee.trust import commands as trust_commands  # keys, verify-receipt: light, as the audit
 
 
@@ -410,6 +411,7 @@ def parser() -> argparse.ArgumentParser:
 
     rating_commands.add(sub, store_opts)  # referee ratings (referee/players/commands.py)
     trust_commands.add(sub)  # referee keys list|rotate, referee verify-receipt (referee/trust/commands.py)
+    tlog_commands.add(sub)  # referee witness (referee/transparency/commands.py)
     return p
 
 
