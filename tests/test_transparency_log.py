@@ -138,3 +138,27 @@ def test_two_sequencers_at_once_write_each_leaf_once(client, service, store):
     tree = service.transparency.tree
     leaves = tree.leaves(0, tree.size())
     assert leaves == [f"{g.id}\n{ev['seq']}\n{ev['hash']}" for ev in every_event(client, g.id)]
+
+
+def test_on_rq_the_transparency_job_integrates_on_a_real_worker(redis_url):
+    """With Redis jobs, an append queues the ``transparency`` job (noted in Redis);
+    a real `referee worker` integrates the noted events and publishes the head."""
+    from referee.caller import Caller
+    from referee.queue import RQQueue
+    from referee.store import open_store
+    from referee.system import assemble
+    from tests.test_workers import run_burst
+
+    svc = assemble(open_store(redis_url), RQQueue(redis_url))
+    gid = svc.create("king-of-danger", ["a", "b"], {"seed": "rq-tlog"})["id"]
+    assert svc.transparency.tree.pending() == {gid: 1}  # noted where any worker finds it
+    assert svc.queue.rq.count >= 1
+    run_burst(redis_url, redis_url)  # deals (settle) and integrates
+    s = svc.summary(gid)
+    svc.submit(gid, Caller(s["to_act"][0]), {"move": svc.legal(gid, Caller(s["to_act"][0]))["moves"][0]})
+    run_burst(redis_url, redis_url)
+    tree = svc.transparency.tree
+    events = svc.store.events(gid)
+    assert tree.leaves(0, tree.size()) == [f"{gid}\n{ev.seq}\n{ev.hash}" for ev in events]
+    assert tree.checkpoint()[0] == tree.size() == len(events)
+    assert tree.pending() == {}
