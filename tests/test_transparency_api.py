@@ -174,3 +174,18 @@ def test_witnesses_are_capped_and_rate_limited(client, service, played, monkeypa
     codes = [client.post(f"{T}/witness", json={"size": cp.size, "key": "x", "cosignature": "y"},
                          environ_base={"REMOTE_ADDR": "10.9.9.9"}).status_code for _ in range(5)]
     assert codes[:3] == [400, 400, 400] and codes[3:] == [429, 429]
+
+
+def test_where_a_games_events_are(client, service, played):
+    _, cp = checkpoint(client)
+    r = client.get(f"{T}/games/{played.id}")
+    assert r.status_code == 200
+    got = r.json
+    assert got["checkpoint"] == cp.size
+    assert [p["seq"] for p in got["events"]] == list(range(1, cp.size + 1))
+    assert all(p["in_checkpoint"] and p["witnesses"] == 0 for p in got["events"])
+    w = PyNaClWitness("witness.example/places")
+    assert client.post(f"{T}/witness", json={"size": cp.size, "key": w.vkey,
+                                              "cosignature": w.cosign(cp.text)}).status_code == 201
+    assert all(p["witnesses"] == 1 for p in client.get(f"{T}/games/{played.id}").json["events"])
+    problem(client.get(f"{T}/games/no-such-game"), 404, "game_id")

@@ -10,7 +10,7 @@ from flask_smorest import Blueprint
 from referee.api import bodies
 from referee.api.openapi import PUBLIC, refusals
 from referee.api.routes import service, timed
-from referee.errors import MalformedMove, RefereeError
+from referee.errors import MalformedMove, NoSuchGame, RefereeError
 from referee.transparency import schemas as s
 from referee.transparency.log import Refused
 
@@ -88,6 +88,20 @@ def consistency(args):
 def leaves(args):
     """The leaves from `start` up to (not including) `end`, each as its UTF-8 text."""
     return answered(log().leaves, args["start"], args["end"])
+
+
+@blp.route("/games/<game_id>", methods=["GET"])
+@blp.response(200, s.Places)
+@blp.doc(operationId="getPlacesInLog", security=PUBLIC)
+@refusals(blp, 404)
+@timed("places")
+def places(game_id):
+    """Where each event of a game (or a league) is in the tree: its leaf, whether the
+    latest checkpoint holds it, how many witnesses cosigned one that does."""
+    tlog = log()
+    if tlog.store.version(game_id) is None and (tlog.leagues is None or tlog.leagues.meta(game_id) is None):
+        raise NoSuchGame(f"no game or league {game_id}", field="game_id")
+    return tlog.placed(game_id)
 
 
 @blp.route("/witness", methods=["POST"])

@@ -61,6 +61,8 @@ class TreeStore(Nodes):
     def add_cosignature(self, size: int, witness: str, line: str, now: str) -> bool: ...
     def cosignatures(self, size: int) -> list[str]: ...
     def cosigned_size(self) -> int: ...
+    def places(self, log: str) -> dict[int, int]: ...
+    def witnessed(self) -> dict[str, int]: ...
     def note(self, log: str, version: int) -> None: ...
     def pending(self) -> dict[str, int]: ...
     def lock(self, seconds: float = LOCK_SECONDS) -> str | None: ...
@@ -188,6 +190,12 @@ class SqliteTree(TreeStore):
         rows = self._read("SELECT value FROM tlog_meta WHERE name = 'cosigned'")
         return int(rows[0][0]) if rows else 0
 
+    def places(self, log):
+        return dict(self._read("SELECT seq, idx FROM tlog_leaves WHERE log = ?", (log,)))
+
+    def witnessed(self):
+        return dict(self._read("SELECT witness, max(size) FROM tlog_cosignatures GROUP BY witness"))
+
     def note(self, log, version):
         with self._pending_lock:
             self._pending[log] = max(version, self._pending.get(log, 0))
@@ -211,6 +219,7 @@ T = "{referee:tlog}"
 K_SIZE, K_NODES, K_LEAVES, K_WHERE, K_CURSORS, K_PENDING = (
     f"{T}:size", f"{T}:nodes", f"{T}:leaves", f"{T}:where", f"{T}:cursors", f"{T}:pending")
 K_META, K_CHECKPOINTS, K_WITNESSES, K_LOCK = f"{T}:meta", f"{T}:checkpoints", f"{T}:witnesses", f"{T}:lock"
+K_WITNESSED = f"{T}:witnessed"  # each witness's largest size cosigned
 
 INTEGRATE = """
 local size = tonumber(redis.call('GET', KEYS[1]) or '0')
@@ -248,6 +257,8 @@ end
 redis.call('HSET', KEYS[2], ARGV[1], ARGV[3])
 local cosigned = tonumber(redis.call('HGET', KEYS[3], 'cosigned') or '0')
 if tonumber(ARGV[2]) > cosigned then redis.call('HSET', KEYS[3], 'cosigned', ARGV[2]) end
+local mine = tonumber(redis.call('HGET', KEYS[4], ARGV[1]) or '-1')
+if tonumber(ARGV[2]) > mine then redis.call('HSET', KEYS[4], ARGV[1], ARGV[2]) end
 return 1
 """
 UNLOCK = """
@@ -325,7 +336,7 @@ class RedisTree(TreeStore):
         self._note(keys=[K_META], args=["published", size])
 
     def add_cosignature(self, size, witness, line, now):
-        return bool(self._cosign(keys=[K_WITNESSES, f"{T}:cosigs:{size}", K_META],
+        return bool(self._cosign(keys=[K_WITNESSES, f"{T}:cosigs:{size}", K_META, K_WITNESSED],
                                  args=[witness, size, line, now, MAX_WITNESSES]))
 
     def cosignatures(self, size):
@@ -333,6 +344,18 @@ class RedisTree(TreeStore):
 
     def cosigned_size(self):
         return int(self.r.hget(K_META, "cosigned") or 0)
+
+    def places(self, log):
+        # a log's events are integrated in order: its cursor says how many to look up
+        last = self.r.hget(K_CURSORS, log)
+        if last is None:
+            return {}
+        seqs = list(range(1, int(last) + 1))
+        found = self.r.hmget(K_WHERE, [f"{log}\n{q}" for q in seqs])
+        return {q: int(i) for q, i in zip(seqs, found, strict=True) if i is not None}
+
+    def witnessed(self):
+        return {k.decode(): int(v) for k, v in self.r.hgetall(K_WITNESSED).items()}
 
     def note(self, log, version):
         self._note(keys=[K_PENDING], args=[log, version])

@@ -27,6 +27,7 @@ move only with the leaves, and a tree bigger than its last checkpoint gets one.
 from __future__ import annotations
 
 import base64
+import bisect
 import logging
 import threading
 import time
@@ -243,6 +244,19 @@ class TransparencyLog:
         size, note = found
         return {**receipt, "index": index, "checkpoint": self._with_cosignatures(size, note),
                 "inclusion": [b64(h) for h in merkle.inclusion(index, size, self.tree)]}
+
+    def placed(self, log_id: str) -> dict:
+        """Where a game's (or league's) events are: each integrated event's leaf, and
+        whether the latest checkpoint holds it and how many witnesses cosigned a
+        checkpoint that does (a witness's largest cosigned size past the leaf)."""
+        latest = self.tree.checkpoint()
+        size = latest[0] if latest else 0
+        reach = sorted(self.tree.witnessed().values())
+        out = []
+        for seq, index in sorted(self.tree.places(log_id).items()):
+            out.append({"seq": seq, "index": index, "in_checkpoint": index < size,
+                        "witnesses": len(reach) - bisect.bisect_right(reach, index)})
+        return {"checkpoint": size, "events": out}
 
     # ---- witnesses --------------------------------------------------------------------------
 

@@ -65,3 +65,18 @@ class Cosigned(Schema):
     witness = fields.String(required=True, metadata={"description": "the verifier key, as kept"})
     cosignatures = fields.Integer(required=True, metadata={
         "description": "how many witnesses have cosigned that checkpoint now"})
+
+
+class Placed(Schema):
+    seq = fields.Integer(required=True)
+    index = fields.Integer(required=True, metadata={"description": "the event's leaf in the tree"})
+    in_checkpoint = fields.Boolean(required=True, metadata={
+        "description": "whether the latest checkpoint's tree holds it"})
+    witnesses = fields.Integer(required=True, metadata={
+        "description": "how many witnesses cosigned a checkpoint that holds it"})
+
+
+class Places(Schema):
+    checkpoint = fields.Integer(required=True, metadata={"description": "the latest checkpoint's size"})
+    events = fields.List(fields.Nested(Placed), required=True, metadata={
+        "description": "every event of the log already integrated, in order"})

@@ -177,8 +177,11 @@ def game_page(game_id):
     lines = log_lines(game_id, spectator, 0, 1000)["lines"]
     who = pictures.names(summary["players"])
     result = pictures.outcome(view["result"], who, view["status"] == "aborted")
+    # each event's place in the transparency log (watch.js keeps it up to date)
+    placed = ({p["seq"]: p for p in svc.transparency.placed(game_id)["events"]}
+              if svc.transparency is not None else None)
     return render_template("game.html", summary=summary, view=view, lines=lines, at=at, names=who,
-                           title=engine_by_name(summary["game"]).title, result=result)
+                           title=engine_by_name(summary["game"]).title, result=result, placed=placed)
 
 
 def _open_game_page(svc, game_id: str):
