@@ -151,11 +151,13 @@ def test_on_rq_the_transparency_job_integrates_on_a_real_worker(redis_url):
 
     svc = assemble(open_store(redis_url), RQQueue(redis_url))
     gid = svc.create("king-of-danger", ["a", "b"], {"seed": "rq-tlog"})["id"]
+    svc.transparency.flush()  # (the courier's round, a moment after the append)
     assert svc.transparency.tree.pending() == {gid: 1}  # noted where any worker finds it
     assert svc.queue.rq.count >= 1
     run_burst(redis_url, redis_url)  # deals (settle) and integrates
     s = svc.summary(gid)
     svc.submit(gid, Caller(s["to_act"][0]), {"move": svc.legal(gid, Caller(s["to_act"][0]))["moves"][0]})
+    svc.transparency.flush()
     run_burst(redis_url, redis_url)
     tree = svc.transparency.tree
     events = svc.store.events(gid)

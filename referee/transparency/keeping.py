@@ -360,6 +360,12 @@ class RedisTree(TreeStore):
     def note(self, log, version):
         self._note(keys=[K_PENDING], args=[log, version])
 
+    def note_many(self, notes: dict[str, int]) -> None:
+        pipe = self.r.pipeline(transaction=False)
+        for log, version in notes.items():
+            self._note(keys=[K_PENDING], args=[log, version], client=pipe)
+        pipe.execute()
+
     def pending(self):
         return {k.decode(): int(v) for k, v in self.r.hgetall(K_PENDING).items()}
 

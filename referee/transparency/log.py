@@ -71,6 +71,8 @@ class TransparencyLog:
         self._origin: str | None = None
         self._thread: Sequencer | None = None
         self._thread_lock = threading.Lock()
+        self._courier: Courier | None = None
+        self._queue = None
 
     @property
     def origin(self) -> str:
@@ -81,17 +83,34 @@ class TransparencyLog:
     # ---- following appends --------------------------------------------------------------
 
     def follow(self, queue):
-        """The reaction to a game's append: note it and have it integrated."""
+        """The reaction to a game's append: note it and have it integrated. It costs
+        the append no round trip: embedded, the note is the sequencer's, in memory;
+        with RQ it is kept here a moment and written to Redis, with the job queued,
+        by a thread of this process (``Courier``), many appends' notes at once."""
         inline = isinstance(queue, InlineQueue)
+        self._queue = queue
 
         def integrate_soon(appended) -> None:
-            self.tree.note(appended.game_id, appended.version)
             if inline:
+                self.tree.note(appended.game_id, appended.version)
                 self.sequencer().wake()
             else:
-                queue.enqueue(JOB, "tree")
+                self.courier().note(appended.game_id, appended.version)
 
         return integrate_soon
+
+    def courier(self) -> Courier:
+        with self._thread_lock:
+            if self._courier is None or not self._courier.is_alive():
+                self._courier = Courier(self)
+                self._courier.start()
+            return self._courier
+
+    def flush(self) -> int:
+        """Write this process's notes to the store and queue the job (the courier's
+        round, or a test's); how many logs were noted."""
+        courier = self._courier
+        return courier.flush() if courier is not None else 0
 
     def job(self) -> JobKind:
         """The ``transparency`` job (RQ): one round (the tree's lock says who)."""
@@ -292,14 +311,67 @@ class TransparencyLog:
         return {"size": size, "witness": verifier.text, "cosignatures": len(self.tree.cosignatures(size))}
 
 
+class Courier(threading.Thread):
+    """With RQ: the notes of this process's appends, written to Redis a moment
+    after them, many at once, and the ``transparency`` job queued (at most one
+    waiting). A process killed in that moment loses its notes, not the events:
+    the sequencers' sweeps find every log past its cursor."""
+
+    def __init__(self, tlog: TransparencyLog, pause: float = 0.02):
+        super().__init__(name="transparency-courier", daemon=True)
+        self.tlog, self.pause = tlog, pause
+        self.notes: dict[str, int] = {}
+        self.lock = threading.Lock()
+        self.woken = threading.Event()
+
+    def note(self, log_id: str, version: int) -> None:
+        with self.lock:
+            if version > self.notes.get(log_id, 0):
+                self.notes[log_id] = version
+        self.woken.set()
+
+    def flush(self) -> int:
+        with self.lock:
+            notes, self.notes = self.notes, {}
+        if not notes:
+            return 0
+        try:
+            tree = self.tlog.tree
+            if hasattr(tree, "note_many"):  # one round trip
+                tree.note_many(notes)
+            else:
+                for log_id, version in notes.items():
+                    tree.note(log_id, version)
+            self.tlog._queue.enqueue(JOB, "tree")
+        except Exception:
+            with self.lock:  # kept for the next round
+                for log_id, version in notes.items():
+                    self.notes[log_id] = max(version, self.notes.get(log_id, 0))
+            raise
+        return len(notes)
+
+    def run(self) -> None:
+        while True:
+            self.woken.wait(1.0)
+            self.woken.clear()
+            time.sleep(self.pause)  # the appends of a moment go together
+            try:
+                self.flush()
+            except Exception:
+                log.exception("transparency: notes not written; tried again in a moment")
+                time.sleep(1.0)
+
+
 class Sequencer(threading.Thread):
     """The sequencer as a thread of this process: a round when woken (an append
-    here), and every ``interval`` seconds if anything is noted; with
+    here; ``gather`` seconds later, so that the appends meanwhile go with it), and
+    every ``interval`` seconds if anything is noted; with
     ``sweep_every``, a sweep for every log at start and for the leagues that often."""
 
-    def __init__(self, tlog: TransparencyLog, sweep_every: float | None = None, interval: float = 1.0):
+    def __init__(self, tlog: TransparencyLog, sweep_every: float | None = None, interval: float = 1.0,
+                 gather: float = 0.5):
         super().__init__(name="transparency-sequencer", daemon=True)
-        self.tlog, self.sweep_every, self.interval = tlog, sweep_every, interval
+        self.tlog, self.sweep_every, self.interval, self.gather = tlog, sweep_every, interval, gather
         self.woken = threading.Event()
         self.stopping = threading.Event()
 
@@ -315,7 +387,9 @@ class Sequencer(threading.Thread):
                     swept = time.monotonic()
                 elif self.woken.is_set() or (self.sweep_every is not None and self.tlog.tree.pending()):
                     self.woken.clear()
-                    time.sleep(0.02)  # the appends of a moment integrate in one batch
+                    # the appends of half a second integrate in one batch: two commits
+                    # (with SQLite, two fsyncs) a batch, not two a move
+                    time.sleep(self.gather)
                     self.tlog.integrate()
             except Exception:  # the notes stay; the next round tries again
                 log.exception("transparency: a round failed")
