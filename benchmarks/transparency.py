@@ -19,7 +19,7 @@
    read from the stored subtrees and folded) in a tree of 1,000,000 leaves
    against one of 1,000, random leaves, interleaved samples. Goal: <= 2.
 
-    PYTHONPATH=. python benchmarks/transparency.py [--rounds 41] [--moves 150] [--leaves 1000000] [--samples 2000]
+    PYTHONPATH=. python benchmarks/transparency.py [--rounds 41] [--moves 150] [--leaves 1000000] [--samples 2000] [--store sqlite|redis]
 """
 
 from __future__ import annotations
@@ -77,7 +77,10 @@ class Bench:
             self.followers[:] = self.assembled
 
 
-def moves_section(rounds: int, moves: int, redis_url: str) -> dict[str, float]:
+STORES = ("sqlite", "redis")
+
+
+def moves_section(rounds: int, moves: int, redis_url: str, stores=STORES) -> dict[str, float]:
     from benchmarks.run import med, peaceful_moves
 
     plan = peaceful_moves(2 * moves, SEED)[2][:moves]
@@ -87,6 +90,8 @@ def moves_section(rounds: int, moves: int, redis_url: str) -> dict[str, float]:
           f"median of {rounds} interleaved rounds of {len(plan)} moves (goal >= {MOVES_GOAL}):")
     for name, url, rq in (("sqlite", f"sqlite:///{work}/tlog.db", False),
                           ("redis", redis_url.replace("/0", "/8"), True)):
+        if name not in stores:
+            continue
         bench = Bench(url, plan, rq)
         for side in (True, False):
             bench.play(side)  # warm
@@ -124,7 +129,7 @@ def grown(tree, leaves: int, batch: int) -> None:
         size += n
 
 
-def proofs_section(leaves: int, samples: int, redis_url: str) -> dict[str, float]:
+def proofs_section(leaves: int, samples: int, redis_url: str, stores=STORES) -> dict[str, float]:
     from benchmarks.run import med
     from referee.store import open_store
     from referee.transparency.keeping import tree_of
@@ -137,6 +142,8 @@ def proofs_section(leaves: int, samples: int, redis_url: str) -> dict[str, float
           f"(goal <= {PROOF_GOAL}):")
     for name, urls in (("sqlite", (f"sqlite:///{work}/small.db", f"sqlite:///{work}/big.db")),
                        ("redis", (redis_url.replace("/0", "/9"), redis_url.replace("/0", "/10")))):
+        if name not in stores:
+            continue
         logs = []
         for url, n in zip(urls, (1000, leaves), strict=True):
             store = open_store(url)
@@ -162,15 +169,16 @@ def proofs_section(leaves: int, samples: int, redis_url: str) -> dict[str, float
     return out
 
 
-def section(rounds: int, moves: int, leaves: int, samples: int, redis_url: str | None = None) -> dict:
+def section(rounds: int, moves: int, leaves: int, samples: int, redis_url: str | None = None,
+            stores=STORES) -> dict:
     from benchmarks.run import start_redis
 
     proc = None
     if redis_url is None:
         proc, redis_url = start_redis(tempfile.mkdtemp(prefix="referee-tlog-redis-"))
     try:
-        return {"moves": moves_section(rounds, moves, redis_url) if rounds else {},
-                "proofs": proofs_section(leaves, samples, redis_url) if samples else {}}
+        return {"moves": moves_section(rounds, moves, redis_url, stores) if rounds else {},
+                "proofs": proofs_section(leaves, samples, redis_url, stores) if samples else {}}
     finally:
         if proc is not None:
             proc.terminate()
@@ -183,9 +191,10 @@ def main(argv=None) -> None:
     ap.add_argument("--moves", type=int, default=150, help="moves of each side of a round")
     ap.add_argument("--leaves", type=int, default=1_000_000, help="the big tree's leaves")
     ap.add_argument("--samples", type=int, default=2000, help="proofs timed in each tree (0: none)")
+    ap.add_argument("--store", choices=STORES, action="append", help="only this store (may be given again)")
     args = ap.parse_args(argv)
     print("transparency log")
-    section(args.rounds, args.moves, args.leaves, args.samples)
+    section(args.rounds, args.moves, args.leaves, args.samples, stores=args.store or STORES)
 
 
 if __name__ == "__main__":
