@@ -83,9 +83,11 @@ def _start_catch_ups(service) -> None:
 
     following.start_catch_up(service)
     healing.start_healer(service, float(os.environ.get("REFEREE_LEAGUE_HEAL_INTERVAL", "30")))
-    # the transparency log's sequencer: every log at start, the leagues every few seconds
+    # the transparency log's sequencer: every log at start and every REFEREE_TLOG_FULL_SWEEP_INTERVAL
+    # seconds, the leagues every few seconds
     if service.transparency is not None:
-        service.transparency.sequencer(float(os.environ.get("REFEREE_TLOG_SWEEP_INTERVAL", "5")))
+        seq = service.transparency.sequencer(float(os.environ.get("REFEREE_TLOG_SWEEP_INTERVAL", "5")))
+        seq.full_every = float(os.environ.get("REFEREE_TLOG_FULL_SWEEP_INTERVAL", "600"))
 
 
 def cmd_serve(args) -> int:
@@ -216,6 +218,13 @@ def cmd_worker(args) -> int:
             # the next worker's sweep (above) or the next read queues it again.
             worker = SimpleWorker([Queue(QUEUE_NAME, connection=conn)], connection=conn)
             worker.work(burst=args.burst, with_scheduler=True, logging_level="WARNING")
+            if args.burst and service.transparency is not None:
+                # the jobs' own service noted their appends: its notes out, then integrated
+                from workers import jobs
+
+                if jobs._service is not None and jobs._service.transparency is not None:
+                    jobs._service.transparency.flush()
+                service.transparency.integrate()
             return 0
         except (redis.ConnectionError, redis.TimeoutError) as err:
             if args.burst:

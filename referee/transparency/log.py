@@ -366,12 +366,15 @@ class Sequencer(threading.Thread):
     """The sequencer as a thread of this process: a round when woken (an append
     here; ``gather`` seconds later, so that the appends meanwhile go with it), and
     every ``interval`` seconds if anything is noted; with
-    ``sweep_every``, a sweep for every log at start and for the leagues that often."""
+    ``sweep_every``, a sweep of the leagues that often, and of every log at start
+    and every ``full_every`` seconds (what a killed process had noted only in its
+    memory)."""
 
     def __init__(self, tlog: TransparencyLog, sweep_every: float | None = None, interval: float = 1.0,
-                 gather: float = 0.5):
+                 gather: float = 0.5, full_every: float = 600.0):
         super().__init__(name="transparency-sequencer", daemon=True)
         self.tlog, self.sweep_every, self.interval, self.gather = tlog, sweep_every, interval, gather
+        self.full_every = full_every
         self.woken = threading.Event()
         self.stopping = threading.Event()
 
@@ -379,12 +382,15 @@ class Sequencer(threading.Thread):
         self.woken.set()
 
     def run(self) -> None:
-        swept = None
+        swept = full = None
         while not self.stopping.is_set():
             try:
-                if self.sweep_every is not None and (swept is None or time.monotonic() - swept >= self.sweep_every):
-                    self.tlog.integrate(sweep=True, games=swept is None)
-                    swept = time.monotonic()
+                now = time.monotonic()
+                if self.sweep_every is not None and (swept is None or now - swept >= self.sweep_every):
+                    games = full is None or now - full >= self.full_every
+                    if "integrated" in self.tlog.integrate(sweep=True, games=games):  # (not: another held the tree)
+                        swept = now
+                        full = now if games else full
                 elif self.woken.is_set() or (self.sweep_every is not None and self.tlog.tree.pending()):
                     self.woken.clear()
                     # the appends of half a second integrate in one batch: two commits
