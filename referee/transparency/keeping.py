@@ -253,6 +253,13 @@ local noted = tonumber(redis.call('HGET', KEYS[1], ARGV[1]) or '0')
 if tonumber(ARGV[2]) > noted then redis.call('HSET', KEYS[1], ARGV[1], ARGV[2]) end
 return 1
 """
+NOTE_MANY = """
+for i = 1, #ARGV, 2 do
+  local noted = tonumber(redis.call('HGET', KEYS[1], ARGV[i]) or '0')
+  if tonumber(ARGV[i + 1]) > noted then redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1]) end
+end
+return 1
+"""
 COSIGN = """
 if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 0 then
   if redis.call('HLEN', KEYS[1]) >= tonumber(ARGV[5]) then return 0 end
@@ -276,6 +283,7 @@ class RedisTree(TreeStore):
         self.r = r
         self._integrate = r.register_script(INTEGRATE)
         self._note = r.register_script(NOTE)
+        self._note_many = r.register_script(NOTE_MANY)
         self._cosign = r.register_script(COSIGN)
         self._unlock = r.register_script(UNLOCK)
 
@@ -365,10 +373,11 @@ class RedisTree(TreeStore):
         self._note(keys=[K_PENDING], args=[log, version])
 
     def note_many(self, notes: dict[str, int]) -> None:
-        pipe = self.r.pipeline(transaction=False)
+        """Many notes in one round trip (one script call, its arguments in pairs)."""
+        args: list = []
         for log, version in notes.items():
-            self._note(keys=[K_PENDING], args=[log, version], client=pipe)
-        pipe.execute()
+            args += [log, version]
+        self._note_many(keys=[K_PENDING], args=args)
 
     def pending(self):
         return {k.decode(): int(v) for k, v in self.r.hgetall(K_PENDING).items()}
