@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import json
 import random
 import struct
 import time
@@ -189,3 +190,12 @@ def test_where_a_games_events_are(client, service, played):
                                               "cosignature": w.cosign(cp.text)}).status_code == 201
     assert all(p["witnesses"] == 1 for p in client.get(f"{T}/games/{played.id}").json["events"])
     problem(client.get(f"{T}/games/no-such-game"), 404, "game_id")
+
+
+def test_text_that_is_no_utf8_is_refused_not_a_500(client, service, played):
+    _, cp = checkpoint(client)
+    w = PyNaClWitness("witness.example/surrogate")
+    for body, field in (({"size": cp.size, "key": "witness\ud800+01020304+AAAA", "cosignature": "x"}, "key"),
+                        ({"size": cp.size, "key": w.vkey, "cosignature": "\u2014 w \ud800"}, "cosignature")):
+        r = client.post(f"{T}/witness", data=json.dumps(body), content_type="application/json")
+        problem(r, 400, field)

@@ -50,8 +50,17 @@ def key_id(name: str, kind: int, public: bytes) -> bytes:
     return hashlib.sha256(name.encode() + b"\n" + bytes([kind]) + public).digest()[:4]
 
 
+def _utf8(text: str) -> bool:
+    try:
+        text.encode()
+        return True
+    except UnicodeEncodeError:  # a lone surrogate, as JSON's \ud800 can carry
+        return False
+
+
 def _name_ok(name: str) -> bool:
-    return bool(name) and "+" not in name and not any(c.isspace() for c in name) and name.isprintable()
+    return (bool(name) and "+" not in name and not any(c.isspace() for c in name) and name.isprintable()
+            and _utf8(name))
 
 
 def vkey(name: str, kind: int, public: bytes) -> str:
@@ -112,6 +121,8 @@ class Note:
 
 
 def parse_note(whole: str) -> Note:
+    if not _utf8(whole):
+        raise BadNote("a note is UTF-8 text")
     if len(whole.encode()) > MAX_NOTE:
         raise BadNote(f"a note is at most {MAX_NOTE} bytes")
     text, sep, sigs = whole.partition("\n\n")
