@@ -164,3 +164,22 @@ def test_on_rq_the_transparency_job_integrates_on_a_real_worker(redis_url):
     assert tree.leaves(0, tree.size()) == [f"{gid}\n{ev.seq}\n{ev.hash}" for ev in events]
     assert tree.checkpoint()[0] == tree.size() == len(events)
     assert tree.pending() == {}
+
+
+def test_an_idle_sequencer_ends_and_the_next_append_starts_another(client, service):
+    """A process's sequencer thread started by appends ends when none come for a
+    while (no thread per service left waiting forever); the next append starts
+    another, and its events are integrated all the same."""
+    g = Game(client, KOD, 3, {"seed": "tlog-idle"})
+    tlog = service.transparency
+    first = tlog.sequencer()
+    first.idle = 0.05
+    first.wake()  # (its wait now ends after the shorter idle time)
+    first.join(10)
+    assert not first.is_alive() and first.ended
+    moves(g, 1, random.Random(9))
+    second = tlog._thread
+    assert second is not first and second.is_alive()
+    settled(service)
+    tree = tlog.tree
+    assert tree.leaves(0, tree.size()) == [f"{g.id}\n{ev['seq']}\n{ev['hash']}" for ev in every_event(client, g.id)]

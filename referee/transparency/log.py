@@ -93,17 +93,22 @@ class TransparencyLog:
         def integrate_soon(appended) -> None:
             if inline:
                 self.tree.note(appended.game_id, appended.version)
-                self.sequencer().wake()
+                self.sequencer(wake=True)
             else:
-                self.courier().note(appended.game_id, appended.version)
+                self.courier(appended.game_id, appended.version)
 
         return integrate_soon
 
-    def courier(self) -> Courier:
+    def courier(self, log_id: str | None = None, version: int = 0) -> Courier:
+        """This process's courier (started if none runs), given the note, if any,
+        under the lock by which an idle courier ends, so that no note is left with
+        a courier that has ended."""
         with self._thread_lock:
-            if self._courier is None or not self._courier.is_alive():
+            if self._courier is None or self._courier.ended:
                 self._courier = Courier(self)
                 self._courier.start()
+            if log_id is not None:
+                self._courier.note(log_id, version)
             return self._courier
 
     def flush(self) -> int:
@@ -117,14 +122,29 @@ class TransparencyLog:
         return JobKind(JOB, lambda service, _tree: self.integrate(), timeout=120, retry=(1, 2, 5),
                        once_within=2)
 
-    def sequencer(self, sweep_every: float | None = None) -> Sequencer:
+    def sequencer(self, sweep_every: float | None = None, wake: bool = False) -> Sequencer:
+        """This process's sequencer thread (started if none runs), woken with
+        ``wake`` under the lock by which an idle one ends."""
         with self._thread_lock:
-            if self._thread is None or not self._thread.is_alive():
+            if self._thread is None or self._thread.ended:
                 self._thread = Sequencer(self, sweep_every)
                 self._thread.start()
             elif sweep_every is not None:
                 self._thread.sweep_every = sweep_every
+                wake = True  # its first sweep now, not after an idle wait
+            if wake:
+                self._thread.wake()
             return self._thread
+
+    def _idle_end(self, thread) -> bool:
+        """Whether ``thread`` (nothing asked of it lately) may end now: yes unless
+        something was asked of it meanwhile; once ended, the next append starts
+        another. A process's threads so come and go with its appends."""
+        with self._thread_lock:
+            if thread.woken.is_set():
+                return False
+            thread.ended = True
+            return True
 
     # ---- integrating ----------------------------------------------------------------------
 
@@ -317,12 +337,13 @@ class Courier(threading.Thread):
     waiting). A process killed in that moment loses its notes, not the events:
     the sequencers' sweeps find every log past its cursor."""
 
-    def __init__(self, tlog: TransparencyLog, pause: float = 0.02):
+    def __init__(self, tlog: TransparencyLog, pause: float = 0.02, idle: float = 60.0):
         super().__init__(name="transparency-courier", daemon=True)
-        self.tlog, self.pause = tlog, pause
+        self.tlog, self.pause, self.idle = tlog, pause, idle
         self.notes: dict[str, int] = {}
         self.lock = threading.Lock()
         self.woken = threading.Event()
+        self.ended = False
 
     def note(self, log_id: str, version: int) -> None:
         with self.lock:
@@ -352,7 +373,8 @@ class Courier(threading.Thread):
 
     def run(self) -> None:
         while True:
-            self.woken.wait(1.0)
+            if not self.woken.wait(self.idle) and not self.notes and self.tlog._idle_end(self):
+                return
             self.woken.clear()
             time.sleep(self.pause)  # the appends of a moment go together
             try:
@@ -360,6 +382,7 @@ class Courier(threading.Thread):
             except Exception:
                 log.exception("transparency: notes not written; tried again in a moment")
                 time.sleep(1.0)
+                self.woken.set()
 
 
 class Sequencer(threading.Thread):
@@ -371,12 +394,13 @@ class Sequencer(threading.Thread):
     memory)."""
 
     def __init__(self, tlog: TransparencyLog, sweep_every: float | None = None, interval: float = 1.0,
-                 gather: float = 0.5, full_every: float = 600.0):
+                 gather: float = 0.5, full_every: float = 600.0, idle: float = 60.0):
         super().__init__(name="transparency-sequencer", daemon=True)
         self.tlog, self.sweep_every, self.interval, self.gather = tlog, sweep_every, interval, gather
-        self.full_every = full_every
+        self.full_every, self.idle = full_every, idle
         self.woken = threading.Event()
         self.stopping = threading.Event()
+        self.ended = False
 
     def wake(self) -> None:
         self.woken.set()
@@ -399,8 +423,12 @@ class Sequencer(threading.Thread):
                     self.tlog.integrate()
             except Exception:  # the notes stay; the next round tries again
                 log.exception("transparency: a round failed")
-            self.woken.wait(self.interval)
+            if self.sweep_every is not None:
+                self.woken.wait(self.interval)
+            elif not self.woken.wait(self.idle) and self.tlog._idle_end(self):
+                return  # a thread started by appends, none lately: the next one starts another
 
     def stop(self) -> None:
+        self.ended = True
         self.stopping.set()
         self.woken.set()
