@@ -183,3 +183,15 @@ def test_an_idle_sequencer_ends_and_the_next_append_starts_another(client, servi
     settled(service)
     tree = tlog.tree
     assert tree.leaves(0, tree.size()) == [f"{g.id}\n{ev['seq']}\n{ev['hash']}" for ev in every_event(client, g.id)]
+
+
+def test_the_origin_is_the_operators_when_set_before_the_first_checkpoint(tmp_path, monkeypatch):
+    from referee.store import open_store
+    from referee.system import assemble
+
+    monkeypatch.setenv("REFEREE_TLOG_ORIGIN", "referee.example/tlog")
+    service = assemble(open_store(f"sqlite:///{tmp_path}/o.db"))
+    assert notes.parse_note(service.transparency.checkpoint()).text.startswith("referee.example/tlog\n")
+    monkeypatch.setenv("REFEREE_TLOG_ORIGIN", "elsewhere.example/tlog")  # kept: the log keeps its name
+    again = assemble(open_store(f"sqlite:///{tmp_path}/o.db"))
+    assert again.transparency.origin == "referee.example/tlog"

@@ -27,6 +27,7 @@ left).
 
 from __future__ import annotations
 
+import os
 import secrets
 import threading
 import uuid
@@ -43,7 +44,9 @@ ORIGIN_PREFIX = "castle-referee.invalid/tlog/"
 
 
 def new_origin() -> str:
-    return ORIGIN_PREFIX + secrets.token_hex(8)
+    """The log's name, made once (then kept in the store): REFEREE_TLOG_ORIGIN if
+    set (a schema-less URL of the operator's, as C2SP asks), else a random one."""
+    return os.environ.get("REFEREE_TLOG_ORIGIN", "").strip() or ORIGIN_PREFIX + secrets.token_hex(8)
 
 
 class TreeStore(Nodes):
