@@ -199,3 +199,10 @@ def test_text_that_is_no_utf8_is_refused_not_a_500(client, service, played):
                         ({"size": cp.size, "key": w.vkey, "cosignature": "\u2014 w \ud800"}, "cosignature")):
         r = client.post(f"{T}/witness", data=json.dumps(body), content_type="application/json")
         problem(r, 400, field)
+
+
+def test_an_empty_log_has_a_checkpoint_of_size_zero(client):
+    _, cp = checkpoint(client)
+    assert cp.size == 0 and cp.root == merkle.EMPTY_ROOT
+    problem(client.get(f"{T}/leaves", query_string={"start": 0, "end": 1}), 400, "end")
+    assert client.get(f"{T}/proof/consistency", query_string={"from": 0, "to": 0}).json == {"hashes": []}

@@ -338,10 +338,8 @@ class RedisTree(TreeStore):
 
     def checkpoint(self, size=None):
         if size is None:
-            latest = self.r.hget(K_META, "published")
-            if latest is None:
-                return None
-            size = int(latest)
+            latest = self.r.hget(K_META, "published")  # (set from size 1 on: the empty tree's is 0)
+            size = int(latest) if latest is not None else 0
         note = self.r.hget(K_CHECKPOINTS, size)
         return (size, note.decode()) if note is not None else None
 
