@@ -206,3 +206,16 @@ def test_an_empty_log_has_a_checkpoint_of_size_zero(client):
     assert cp.size == 0 and cp.root == merkle.EMPTY_ROOT
     problem(client.get(f"{T}/leaves", query_string={"start": 0, "end": 1}), 400, "end")
     assert client.get(f"{T}/proof/consistency", query_string={"from": 0, "to": 0}).json == {"hashes": []}
+
+
+def test_a_fuller_receipt_is_held_by_the_audit_as_any_receipt(client, service):
+    g = Game(client, KOD, 2, {"seed": "tlog-audit"})
+    moves(g, 3, random.Random(5))
+    assert g.post(0, {"move": {"type": "resign"}}).status_code == 201
+    settled(service)
+    fuller = client.get(f"/v1/games/{g.id}/receipts/2").json
+    assert "inclusion" in fuller
+    body = (json.dumps({"receipt": fuller}) + "\n" + g.export()).encode()
+    r = client.post("/v1/audit", data=body, content_type="application/jsonl")
+    assert r.status_code == 200, r.json
+    assert [x["status"] for x in r.json["receipts"]] == ["held"]
