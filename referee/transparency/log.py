@@ -34,6 +34,7 @@ import time
 
 from referee.events import utcnow
 from referee.queue import InlineQueue, JobKind
+from referee.store.base import StoreUnavailable
 from referee.transparency import merkle, notes
 from referee.transparency.keeping import MAX_WITNESSES, TreeStore
 
@@ -421,6 +422,8 @@ class Sequencer(threading.Thread):
                     # (with SQLite, two fsyncs) a batch, not two a move
                     time.sleep(self.gather)
                     self.tlog.integrate()
+            except StoreUnavailable as err:  # the notes stay; the next round tries again
+                log.warning("transparency: the store cannot be reached (%s); the next round tries again", err)
             except Exception:  # the notes stay; the next round tries again
                 log.exception("transparency: a round failed")
             if self.sweep_every is not None:
