@@ -464,7 +464,7 @@ def main() -> None:
 
         # ---- the transparency log: moves with it integrating, proofs at a million leaves ----
         print("transparency log (benchmarks/transparency.py)")
-        transparency.section(*((11, 100, 100_000, 300) if args.quick else (41, 150, 1_000_000, 1000)),
+        transparency.section(*((11, 100, 100_000, 300) if args.quick else (81, 150, 1_000_000, 1000)),
                              redis_url=redis_url)
 
         # ---- cold start ----

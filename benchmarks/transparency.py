@@ -24,7 +24,7 @@
    reads about 25 stored subtrees at a million leaves against 14 at a thousand,
    and the small tree's pages all sit in SQLite's cache, the big one's not.
 
-    PYTHONPATH=. python benchmarks/transparency.py [--rounds 41] [--moves 150] [--leaves 1000000] [--samples 2000] [--store sqlite|redis]
+    PYTHONPATH=. python benchmarks/transparency.py [--rounds 81] [--moves 150] [--leaves 1000000] [--samples 2000] [--store sqlite|redis]
 """
 
 from __future__ import annotations
@@ -210,7 +210,7 @@ def section(rounds: int, moves: int, leaves: int, samples: int, redis_url: str |
 
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--rounds", type=int, default=41, help="interleaved rounds of moves (0: none)")
+    ap.add_argument("--rounds", type=int, default=81, help="interleaved rounds of moves (0: none)")
     ap.add_argument("--moves", type=int, default=150, help="moves of each side of a round")
     ap.add_argument("--leaves", type=int, default=1_000_000, help="the big tree's leaves")
     ap.add_argument("--samples", type=int, default=2000, help="proofs timed in each tree (0: none)")
