@@ -434,7 +434,7 @@ def main() -> None:
         procs = []
 
         # ---- audit speed ----
-        from benchmarks import audit_rounds, bundle_audit, layers, receipts
+        from benchmarks import audit_rounds, bundle_audit, layers, receipts, transparency
 
         _, log, _ = peaceful_moves(20_000)
         text = "".join(ev.to_json() + "\n" for ev in log)
@@ -461,6 +461,11 @@ def main() -> None:
         # ---- signed receipts' cost to a move (benchmarks/receipts.py) ----
         receipts.section(rounds if args.quick else 9, 2, *((11, 100) if args.quick else (41, 150)),
                          redis_url=redis_url)
+
+        # ---- the transparency log: moves with it integrating, proofs at a million leaves ----
+        print("transparency log (benchmarks/transparency.py)")
+        transparency.section(*((11, 100, 100_000, 300) if args.quick else (81, 150, 1_000_000, 1000)),
+                             redis_url=redis_url)
 
         # ---- cold start ----
         url10, url10k = f"sqlite:///{work}/cold-10.db", f"sqlite:///{work}/cold-10000.db"

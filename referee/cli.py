@@ -9,6 +9,7 @@ import sys
 from referee import audit_commands  # audit, audit-league, replay: light, a log's pure functions
 from referee.config import Config
 from referee.players import commands as rating_commands  # ratings --check / --catch-up
+from referee.transparency import commands as tlog_commands  # witness: light, as the audit
 from referee.trust import commands as trust_commands  # keys, verify-receipt: light, as the audit
 
 
@@ -74,12 +75,19 @@ def _start_keeper(service) -> None:
 
 def _start_catch_ups(service) -> None:
     """On threads, what a killed process left undone: finished games no ratings job recorded,
-    leagues owing a step (then every REFEREE_LEAGUE_HEAL_INTERVAL s, those whose job was lost)."""
+    leagues owing a step (then every REFEREE_LEAGUE_HEAL_INTERVAL s, those whose job was lost),
+    events not yet in the transparency log (then every REFEREE_TLOG_SWEEP_INTERVAL s, the
+    leagues')."""
     from referee.leagues import healing
     from referee.players import following
 
     following.start_catch_up(service)
     healing.start_healer(service, float(os.environ.get("REFEREE_LEAGUE_HEAL_INTERVAL", "30")))
+    # the transparency log's sequencer: every log at start and every REFEREE_TLOG_FULL_SWEEP_INTERVAL
+    # seconds, the leagues every few seconds
+    if service.transparency is not None:
+        seq = service.transparency.sequencer(float(os.environ.get("REFEREE_TLOG_SWEEP_INTERVAL", "5")))
+        seq.full_every = float(os.environ.get("REFEREE_TLOG_FULL_SWEEP_INTERVAL", "600"))
 
 
 def cmd_serve(args) -> int:
@@ -194,6 +202,8 @@ def cmd_worker(args) -> int:
 
                     following.catch_up(service)
                     healing.heal(service)
+                    if service.transparency is not None:
+                        service.transparency.integrate(sweep=True)
                 else:
                     _start_catch_ups(service)
                 sender = True
@@ -208,6 +218,13 @@ def cmd_worker(args) -> int:
             # the next worker's sweep (above) or the next read queues it again.
             worker = SimpleWorker([Queue(QUEUE_NAME, connection=conn)], connection=conn)
             worker.work(burst=args.burst, with_scheduler=True, logging_level="WARNING")
+            if args.burst and service.transparency is not None:
+                # the jobs' own service noted their appends: its notes out, then integrated
+                from workers import jobs
+
+                if jobs._service is not None and jobs._service.transparency is not None:
+                    jobs._service.transparency.flush()
+                service.transparency.integrate()
             return 0
         except (redis.ConnectionError, redis.TimeoutError) as err:
             if args.burst:
@@ -332,6 +349,7 @@ def parser() -> argparse.ArgumentParser:
     audit_commands.add(sub)  # referee audit, audit-league, replay (referee/audit_commands.py)
     rating_commands.add(sub, store_opts)  # referee ratings (referee/players/commands.py)
     trust_commands.add(sub)  # referee keys list|rotate, referee verify-receipt (referee/trust/commands.py)
+    tlog_commands.add(sub)  # referee witness (referee/transparency/commands.py)
     return p
 
 

@@ -20,6 +20,10 @@ wired here, never named by the service:
   for the players' own record, and which notices each seat's player wants (the
   outbox's sweep asks); a game's start writes its players' weekends into its log,
   and its end counts its players' moves and timeouts for their profiles;
+* the transparency log (referee/transparency): every append noted for the
+  sequencer, which integrates the events as leaves of one Merkle tree kept in
+  the store and signs its checkpoints with the receipt key ring's current key
+  (its ``transparency`` job on RQ; a thread of the process embedded);
 * players (referee/players): a seat given as ``{"player": ID}`` (an entry
   resolver), whether a token no seat of a game holds is a player's (then 403),
   the confirmation messages and open games' invitations the background sender
@@ -44,11 +48,14 @@ from referee.calendar.organiser import Calendar
 from referee.config import Config
 from referee.leagues import inviting
 from referee.leagues import running as leagues
+from referee.leagues.keeping import leagues_of
 from referee.mail import contacts, links, outbox
 from referee.players import accounts, confirmation, following, invitation_mail, recovery
 from referee.queue import InlineQueue, make_queue
 from referee.service import GameService
 from referee.store import Store, open_store
+from referee.transparency.keeping import tree_of
+from referee.transparency.log import TransparencyLog
 from referee.trust.keys import ring_of
 from referee.trust.receipts import Receipts
 
@@ -75,8 +82,10 @@ def assemble(store: Store, queue=None, players: bool = True, **options) -> GameS
     queue.register(outbox.NOTICES)
     queue.register(timeouts.TICK)
     queue.register(leagues.RESULT)
-    options.setdefault("receipts", Receipts(ring_of(store)))  # one key ring per service, in the store
+    ring = ring_of(store)  # one key ring per service, in the store
+    options.setdefault("receipts", Receipts(ring))
     service = GameService(store, queue, **options)
+    subscribe_transparency(service, ring)
     service.someones_token = functools.partial(accounts.is_players_token, service)
     service.leagues_of = [leagues.player_leagues]  # a profile's leagues
     service.league_invitations_of = [leagues.invitations_of]  # /me's league invitations
@@ -94,6 +103,16 @@ def assemble(store: Store, queue=None, players: bool = True, **options) -> GameS
     if players:
         subscribe_players(service)
     return service
+
+
+def subscribe_transparency(service: GameService, ring) -> None:
+    """The transparency log following games: each append noted and integrated by
+    the sequencer (referee/transparency/log.py); the API reads it from
+    ``service.transparency``."""
+    tlog = TransparencyLog(service.store, leagues_of(service), ring, tree_of(service.store))
+    service.transparency = tlog
+    service.queue.register(tlog.job())
+    service.followers.subscribe("transparency", tlog.follow(service.queue))
 
 
 def subscribe_players(service: GameService) -> None:

@@ -17,6 +17,15 @@ class Receipt(Schema):
     at = fields.String(required=True, metadata={"description": "the event's time, as in the event"})
     key_id = fields.String(required=True, metadata={"description": "the key that signed it (GET /v1/keys)"})
     signature = fields.String(required=True, metadata={"description": MESSAGE})
+    # once the event is in the transparency log (GET /v1/games/{id}/receipts/{seq})
+    index = fields.Integer(metadata={"description": "the event's leaf index in the transparency log's tree, "
+                                                    "once integrated"})
+    checkpoint = fields.String(metadata={
+        "description": "a signed checkpoint (C2SP signed note, with the witnesses' cosignatures) whose tree "
+                       "holds the event: GET /v1/transparency/checkpoint's form"})
+    inclusion = fields.List(fields.String(), metadata={
+        "description": "the RFC 9162 inclusion proof of the event's leaf in that checkpoint's tree, "
+                       "each hash base64"})
 
 
 class Key(Schema):

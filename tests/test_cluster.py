@@ -5,6 +5,7 @@ list and audit."""
 
 from __future__ import annotations
 
+import base64
 import random
 import subprocess
 import time
@@ -332,3 +333,22 @@ def test_wait_replicas_on_a_cluster_without_replicas_says_the_move_is_not_yet_sa
     assert svc.store.version(gid) > before
     again = client.post(f"/v1/games/{gid}/moves", json={"move": move}, headers=auth)
     assert again.status_code == 201 and again.json["events"][0]["seq"] == before + 1
+
+
+def test_the_transparency_log_on_a_cluster(cluster, redis_url):
+    """The tree's keys share one slot ({referee:tlog}): notes written many at once,
+    batches integrated and checkpoints published on a Redis Cluster."""
+    from referee.transparency import merkle
+
+    svc = assemble(open_store(cluster.url), RQQueue(redis_url))
+    made = [svc.create("king-of-danger", ["a", "b"], {"seed": f"t{i}"})["id"] for i in range(4)]
+    svc.transparency.flush()  # the courier's round: one pipeline of notes
+    assert set(svc.transparency.tree.pending()) >= set(made)
+    svc.transparency.integrate(sweep=True)
+    tree = svc.transparency.tree
+    leaves = tree.leaves(0, tree.size())
+    for gid in made:
+        events = svc.store.events(gid)
+        assert [d for d in leaves if d.startswith(gid + "\n")] == [f"{gid}\n{e.seq}\n{e.hash}" for e in events]
+    assert tree.checkpoint()[0] == tree.size()
+    assert merkle.root(tree.size(), tree) == base64.b64decode(tree.checkpoint()[1].split("\n")[2])

@@ -16,7 +16,9 @@ defaults no real player, organiser or test suite meets:
   per client address and, where the request carries one, per bearer token: nobody
   floods the lobby, nor anybody's mailbox (referee/players/invitations.py bounds
   what one player receives). Invitations are counted by the route that sends them,
-  once it knows how many (``spend``), before anything is written.
+  once it knows how many (``spend``), before anything is written;
+* cosignatures posted to the transparency log per client address
+  (``REFEREE_WITNESS_RATE``, default 60/hour): a witness posts one a run.
 
 Counters live in memory in embedded mode and in Redis where the store or the
 queue is Redis, so every API process counts together. Over a limit: 429
@@ -62,7 +64,9 @@ DEFAULTS = {"REFEREE_MOVE_RATE": "1200/minute", "REFEREE_AUTH_FAIL_RATE": "120/m
             # mailed at most once an hour: referee/players/recovery.py)
             "REFEREE_RECOVER_RATE": "10/hour",
             # games created, and the invitations they send, per client address and per token
-            "REFEREE_CREATE_RATE": "120/minute;2000/day", "REFEREE_INVITE_RATE": "30/hour;100/day"}
+            "REFEREE_CREATE_RATE": "120/minute;2000/day", "REFEREE_INVITE_RATE": "30/hour;100/day",
+            # cosignatures posted per client address (a witness posts one a run)
+            "REFEREE_WITNESS_RATE": "60/hour"}
 PREFIX = "referee-limits"
 # Endpoints every client may call whatever it did before: liveness, metrics and
 # the docs (the static files of every blueprint too).
@@ -290,7 +294,8 @@ class Limiter:
                        "players.search": ("REFEREE_SEARCH_RATE", by_address),
                        "players.recover": ("REFEREE_RECOVER_RATE", by_address),
                        "games.create_game": ("REFEREE_CREATE_RATE", by_address_and_token),
-                       "leagues.create": ("REFEREE_CREATE_RATE", by_address_and_token)}
+                       "leagues.create": ("REFEREE_CREATE_RATE", by_address_and_token),
+                       "transparency.witness": ("REFEREE_WITNESS_RATE", by_address)}
 
     @staticmethod
     def exempt(endpoint: str | None) -> bool:

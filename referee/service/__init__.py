@@ -67,6 +67,7 @@ class GameService(Keeping, Reading, Moves, Steps, Creating, Receipting):
                  receipts=None):
         self.store = store
         self.receipts = receipts
+        self.transparency = None  # the transparency log, when assembled with one (referee/system.py)
         self.queue = queue or InlineQueue()
         self.queue.bind(self)
         # What follows this service's appends (referee/appended.py).

@@ -35,8 +35,11 @@ def keys():
 @timed("receipt")
 def receipt(game_id, seq):
     """The referee's signed receipt of event `seq`: anyone may have one for any event,
-    as anyone may read the events (it shows the event's hash and time only)."""
-    return service().receipt(game_id, caller(game_id), seq)
+    as anyone may read the events (it shows the event's hash and time only). Once the
+    event is in the transparency log, with `index`, `checkpoint` and `inclusion`."""
+    svc = service()
+    receipt = svc.receipt(game_id, caller(game_id), seq)
+    return svc.transparency.fuller(receipt) if svc.transparency is not None else receipt
 
 
 def install(app, api) -> None:

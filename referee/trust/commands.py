@@ -1,6 +1,8 @@
 """``referee keys`` and ``referee verify-receipt`` (docs/trust.md). What they load
 is imported where it is used: ``verify-receipt`` runs on a verifier's machine,
-offline, and loads no store, service or web framework."""
+offline, and loads no store, service or web framework (with a receipt that holds a
+checkpoint, it also checks the event's place in the transparency log:
+referee/transparency/checking.py)."""
 
 from __future__ import annotations
 
@@ -26,6 +28,12 @@ def add(sub) -> None:
     sp.add_argument("--keys", help="KEYS.json (what GET /v1/keys answers) or the referee's URL "
                                    "(https://HOST or https://HOST/v1/keys)")
     sp.add_argument("--log", help="an export (GET .../export, or a league's bundle) that must hold the receipt's event")
+    sp.add_argument("--witnesses", type=int, default=0,
+                    help="N: require N cosignatures, by witnesses of --witness-keys, on the receipt's checkpoint")
+    sp.add_argument("--witness-keys", help="FILE: the witnesses trusted, one C2SP verifier key a line")
+    sp.add_argument("--checkpoint", action="append", default=[],
+                    help="FILE: a checkpoint seen elsewhere (a note, or a receipt holding one); one of the "
+                         "receipt's size with another root is a fork (may be given again)")
     sp.set_defaults(fn=cmd_verify_receipt)
 
 
@@ -69,6 +77,45 @@ def _keys_document(where: str):
     return json.loads(_read(where))
 
 
+def _in_the_log(args, receipt: dict, keys: dict) -> str | None:
+    """The transparency log's part (docs/trust.md): the receipt's event is in its
+    signed checkpoint, the witnesses trusted cosigned it, and no checkpoint given
+    forks it. None when all holds; else what does not."""
+    from referee.transparency import checking, notes
+    from referee.trust import verify
+
+    try:
+        note, head = checking.included(receipt, keys)
+        print(f"in the transparency log: leaf {receipt['index']} of the checkpoint of size {head.size} "
+              f"({head.origin})")
+        for path in args.checkpoint:
+            text = _read(path)
+            other = verify.receipt_in(text) if text.lstrip().startswith("{") else None
+            whole = other.get("checkpoint") if isinstance(other, dict) else text
+            if not isinstance(whole, str):
+                return f"{path} holds no checkpoint"
+            _, seen = checking.signed_checkpoint(whole, keys)
+            if checking.forked(head, seen):
+                return (f"forked: the referee signed two heads of size {head.size} with different roots "
+                        f"(the receipt's and {path}'s)")
+        if args.witnesses:
+            if not args.witness_keys:
+                return "--witnesses needs --witness-keys FILE"
+            trusted = checking.witness_keys(_read(args.witness_keys))
+            names = checking.cosigned_by(note, trusted)
+            if len(names) < args.witnesses:
+                return (f"{len(names)} of the trusted witnesses cosigned the receipt's checkpoint "
+                        f"({', '.join(names) or 'none'}); {args.witnesses} required")
+            print(f"cosigned by {len(names)} trusted witness(es): {', '.join(names)}")
+    except checking.Caught as err:
+        return str(err)
+    except (OSError, UnicodeDecodeError) as err:
+        return f"cannot read: {err}"
+    except notes.BadNote as err:
+        return f"not a checkpoint: {err}"
+    return None
+
+
 def cmd_verify_receipt(args) -> int:
     """0 when the signature holds (and, with --log, the log holds the event);
     else 1, saying what does not hold."""
@@ -93,6 +140,10 @@ def cmd_verify_receipt(args) -> int:
         return no(f"refused: {err.field}: {err.detail}")
     print(f"signature holds: game {receipt['game']}, event {receipt['seq']}, hash {receipt['hash']}, "
           f"at {receipt['at']}, signed by key {receipt['key_id']}")
+    if "checkpoint" in receipt or args.witnesses or args.checkpoint:
+        held = _in_the_log(args, receipt, keys)
+        if held is not None:
+            return no(held)
     if args.log is None:
         return 0
     try:

@@ -178,8 +178,11 @@ def game_page(game_id):
     who = pictures.names(summary["players"])
     result = pictures.outcome(view["result"], who, view["status"] == "aborted")
     banks = {b["seat"]: short_duration(b["seconds"]) for b in summary.get("banks") or []}
+    # each event's place in the transparency log (watch.js keeps it up to date)
+    placed = ({p["seq"]: p for p in svc.transparency.placed(game_id)["events"]}
+              if svc.transparency is not None else None)
     return render_template("game.html", summary=summary, view=view, lines=lines, at=at, names=who,
-                           title=engine_by_name(summary["game"]).title, result=result, banks=banks)
+                           title=engine_by_name(summary["game"]).title, result=result, banks=banks, placed=placed)
 
 
 def short_duration(seconds: float) -> str:

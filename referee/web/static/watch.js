@@ -123,6 +123,31 @@
       items[i].classList.toggle("current", parseInt(items[i].value, 10) === shown());
     }
   }
+  // Each event's place in the transparency log: in a signed checkpoint or not yet,
+  // and how many witnesses cosigned one that holds it (/v1/transparency/games/ID).
+  var tlog = document.getElementById("log").dataset.tlog === "1";
+  var places = {};
+  function placeOf(li) {
+    var p = places[parseInt(li.value, 10)];
+    var span = li.querySelector(".tlog") || li.appendChild(document.createElement("span"));
+    var inside = !!(p && p.in_checkpoint);
+    span.className = "tlog" + (inside ? " in" : "");
+    span.textContent = !inside ? "awaiting checkpoint" : "\u2713 checkpoint" +
+      (p.witnesses ? " \u00b7 " + p.witnesses + (p.witnesses === 1 ? " witness" : " witnesses") : "");
+    span.title = !p ? "not yet in the transparency log" : "leaf " + p.index + " of the transparency log" +
+      (inside ? ", cosigned by " + p.witnesses + " witness(es)" : ", in no checkpoint yet");
+  }
+  function pullPlaces() {
+    if (!tlog) { return Promise.resolve(); }
+    return fetch("/v1/transparency/games/" + encodeURIComponent(id), { cache: "no-store" }).then(function (r) {
+      return r.ok ? r.json() : { events: [] };
+    }).then(function (ans) {
+      places = {};
+      ans.events.forEach(function (p) { places[p.seq] = p; });
+      var items = document.querySelectorAll("#log li");
+      for (var i = 0; i < items.length; i++) { placeOf(items[i]); }
+    }).catch(function () {});
+  }
   function pullLog() {
     return get("/log?limit=1000&after=" + logSeen).then(function (ans) {
       var ol = document.getElementById("log");
@@ -130,12 +155,17 @@
         if (l.seq <= logSeen) { return; }  // two answers crossing: each line once
         var li = document.createElement("li");
         li.value = l.seq; li.textContent = l.text;
+        if (tlog) { li.appendChild(document.createTextNode(" ")); placeOf(li); }
         ol.appendChild(li); logSeen = l.seq;
       });
       if (ans.lines.length) { ol.scrollTop = ol.scrollHeight; }
       markLog();
+      // new events are integrated within a second or two: look again a little later
+      if (ans.lines.length) { setTimeout(pullPlaces, 2500); }
     });
   }
+  // witnesses cosign now and then: look again every 30 s while the page is seen
+  setInterval(function () { if (document.visibilityState === "visible") { pullPlaces(); } }, 30000);
   function drawNews() {
     var btn = document.getElementById("news");
     var n = newsFrom === null ? 0 : version - newsFrom;
@@ -224,5 +254,5 @@
       })
       .catch(function () { later(5000); });
   }
-  pullLog().then(redraw).then(follow);
+  pullLog().then(pullPlaces).then(redraw).then(follow);
 })();
