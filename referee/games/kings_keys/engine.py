@@ -12,7 +12,6 @@ passes left; after every seat has dealt three times, ``game-ended``.
 
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass
 from dataclasses import field as default
 
@@ -28,6 +27,7 @@ from referee.games.base import (
     check_deck,
     check_option_names,
     house_rule,
+    json_copy,
     seat_option,
     stacked_deck,
 )
@@ -273,14 +273,14 @@ class KingsKeys(Engine):
             self._end_turn(state)
         elif t == "hand-scored":
             state.totals = list(p["totals"])
-            state.last_hand = copy.deepcopy(p)  # never share a logged payload
+            state.last_hand = json_copy(p)  # never share a logged payload
             state.hands_played += 1
             state.dealt_by[state.dealer] += 1
             state.dealer = (state.dealer + 1) % state.players
             state.field, state.pile = [], []
             state.stage = "end" if min(state.dealt_by) >= ROTATIONS else "deal"
         elif t == "game-ended":
-            state.result = copy.deepcopy(p["result"])
+            state.result = json_copy(p["result"])
             state.stage = "over"
         else:
             raise ValueError(f"unknown King's Keys event {t!r}")
