@@ -60,12 +60,27 @@ def _bits(mask: int) -> list[int]:
     return [j for j in range(mask.bit_length()) if mask >> j & 1]
 
 
+# the four cards of each colour and number, in the order the search takes them
+_KINGDOM_GROUPS = tuple(tuple(f"{c}{n}{i}" for i in ITEMS) for c in COLOURS for n in NUMBERS)
+
+
 # ---- the King: Kingdom Threes and Fours ----------------------------------------------
 
 
 def best_kingdom_sets(naturals: frozenset, wilds: tuple,
                       any_card: bool = True) -> tuple[int, list[dict]]:
     """At most one set per colour and number (there are only four such cards)."""
+    if not wilds:
+        # Without wild cards there is nothing to choose: every colour and number
+        # held three or four times is a set (what the search below finds then).
+        sets = []
+        for codes in _KINGDOM_GROUPS:
+            held = [code for code in codes if code in naturals]
+            if len(held) >= 3:
+                points = KINGDOM_FOUR if len(held) == 4 else KINGDOM_THREE
+                sets.append({"set": "kingdom-four" if len(held) == 4 else "kingdom-three", "cards": held,
+                             "stands_for": {}, "points": points})
+        return sum(x["points"] for x in sets), sets
     groups = [(c, n) for c in COLOURS for n in NUMBERS]
 
     def standins(c: str, n: int, missing: list[str], ws: list[str]) -> dict | None:
@@ -122,6 +137,18 @@ def best_kingdom_sets(naturals: frozenset, wilds: tuple,
 def best_joker_sets(naturals: frozenset, wilds: tuple,
                     any_card: bool = True) -> tuple[int, list[dict]]:
     """One set per item (splitting an item's cards in two never scores more)."""
+    if not wilds:
+        # Without wild cards each item's cards are its set, if they add to enough
+        # (what the search below finds then).
+        sets = []
+        for i in ITEMS:
+            held = [c for c in naturals if c[2] == i]
+            total = sum(int(c[1]) for c in held)
+            points = joker_points(total)
+            if points:
+                sets.append({"set": "joker-set", "item": i, "count": total, "cards": sorted_cards(held),
+                             "stands_for": {}, "points": points})
+        return sum(x["points"] for x in sets), sets
 
     def not_held(i: str, ws: list[str]) -> dict | None:
         # Each wild card shows the highest card of the item not held nor shown
