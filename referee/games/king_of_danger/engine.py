@@ -23,6 +23,7 @@ from referee.games.base import (
     check_option_names,
     check_players,
     house_rule,
+    json_copy,
     seat_option,
     stacked_deck,
 )
@@ -231,7 +232,7 @@ class KingOfDanger(Engine):
     # ---- applying events -------------------------------------------------------------
 
     def evolve_event(self, state: KingOfDangerState, event: Event) -> KingOfDangerState:
-        p = copy.deepcopy(event.payload)  # the state must never share lists with the log
+        p = json_copy(event.payload)  # the state must never share lists with the log
         if event.type == "hand-dealt":
             state.hands_dealt = p["hand"]
             state.dealer = p["dealer"]
