@@ -13,6 +13,7 @@ from __future__ import annotations
 import pickle
 
 from referee.events import Draft
+from referee.games.base import json_copy
 from referee.games.king_of_the_castle.cards import CATALOGUE, LETTERS, lettered
 from referee.games.king_of_the_castle.evolve import APPLY
 from referee.games.king_of_the_castle.kingdom import find_man, succession
@@ -33,7 +34,7 @@ class Script:
 
     def emit(self, kind: str, payload: dict) -> None:
         self.drafts.append(Draft(kind, payload))
-        APPLY[kind](self.state, pickle.loads(pickle.dumps(payload)))
+        APPLY[kind](self.state, json_copy(payload))  # the draft keeps its own
 
 
 def due(state) -> str | None:
