@@ -6,7 +6,17 @@ of one colour and item put together at the deal. A card takes a whole pile.
 
 from __future__ import annotations
 
-from referee.games.kings_keys.cards import ALL_CARDS, colour, is_natural, is_wild, item, kind
+from functools import cache
+
+from referee.games.kings_keys.cards import (
+    ALL_CARDS,
+    colour,
+    is_card,
+    is_natural,
+    is_wild,
+    item,
+    kind,
+)
 
 
 def matches(played: str, other: str) -> bool:
@@ -23,15 +33,17 @@ def matches(played: str, other: str) -> bool:
     return item(wild) == item(natural)
 
 
-# Whether two cards of the deck match, looked up: ``matches`` once for every pair
-# at import (72 x 72), instead of for every pile each time a card looks at the field.
-_MATCHES = {a: {b: matches(a, b) for b in ALL_CARDS} for a in ALL_CARDS}
+@cache
+def _matches_of(card: str) -> dict[str, bool]:
+    """Whether ``card`` (of the deck) matches each card of the deck, looked up: asked
+    once per card (when it first looks at a field), not for every pile each time."""
+    return {other: matches(card, other) for other in ALL_CARDS}
 
 
 def takeable(field: list[list[str]], card: str) -> list[list[str]]:
     """The piles ``card`` could take, in field order (a pile matches when its
     first card does: a group's cards are all of one kind)."""
-    row = _MATCHES.get(card) if isinstance(card, str) else None
+    row = _matches_of(card) if is_card(card) else None
     if row is not None:
         try:
             return [pile for pile in field if row[pile[0]]]
