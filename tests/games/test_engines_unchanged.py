@@ -20,6 +20,7 @@ from referee.autoplay import random_game
 from referee.events import canonical
 from referee.games.kings_keys.cards import ALL_CARDS, NATURALS, WILDS
 from referee.games.kings_keys.scoring import best_arrangement
+from referee.rng import Rng, SeedUnavailable
 
 
 def written(log) -> str:
@@ -113,3 +114,35 @@ def test_kings_keys_scores_many_wild_cards_as_before():
         rnd.shuffle(cards)
         collections.append(cards)
     assert _digest(collections) == "576adab43c05bcda147dfc8291a28deac8adb82a6723cf726c958cc8b9e28689"
+
+
+def _as_specified(seed: str, seq: int):
+    """The referee's random numbers as referee/rng.py's docstring specifies them."""
+    counter = 0
+    while True:
+        digest = hashlib.sha256(f"{seed}:{seq}:{counter}".encode()).digest()
+        counter += 1
+        for k in range(4):
+            yield int.from_bytes(digest[8 * k:8 * k + 8], "big")
+
+
+@pytest.mark.parametrize(("seed", "seq"), [("a", 1), ("golden", 77), ("é", 3)])
+def test_random_steps_draw_as_specified(seed, seq):
+    stream = _as_specified(seed, seq)
+
+    def below(n):
+        limit = (1 << 64) - (1 << 64) % n
+        while True:
+            x = next(stream)
+            if x < limit:
+                return x % n
+
+    want = list(range(60))
+    for i in range(len(want) - 1, 0, -1):
+        j = below(i + 1)
+        want[i], want[j] = want[j], want[i]
+    rng = Rng(seed, seq)
+    assert rng.shuffle(range(60)) == want
+    assert [rng.randbelow(n) for n in (7, 1, 3, 1000)] == [below(n) for n in (7, 1, 3, 1000)]
+    with pytest.raises(SeedUnavailable):
+        Rng(None, seq).shuffle([1, 2])
