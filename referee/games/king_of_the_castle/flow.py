@@ -26,10 +26,11 @@ def clone(state):
 
 class Script:
     """Drafts written against a scratch copy of the state, each applied as it is
-    written so the next one is decided on the position it leaves."""
+    written so the next one is decided on the position it leaves (``copied``
+    False: on the state itself, which its caller gives up, ``Engine.play``)."""
 
-    def __init__(self, state):
-        self.state = clone(state)
+    def __init__(self, state, copied: bool = True):
+        self.state = clone(state) if copied else state
         self.drafts: list[Draft] = []
 
     def emit(self, kind: str, payload: dict) -> None:
