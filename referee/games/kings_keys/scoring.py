@@ -270,8 +270,10 @@ def _colour_straights(held: int, kingdom: bool, jokers: tuple, any_card: bool) -
                     wmask |= 1 << w
             cands.append((slots, wmask, STRAIGHT_FOUR if len(places) == 4 else STRAIGHT_THREE,
                           (places, fill)))
-    if not cands:
-        return 0, ()  # no straight to make (what the search below finds then)
+    if len(cands) <= 1:
+        # no straight to make, or one (which the search below finds at the first
+        # of its 2 and 3 it decides): nothing to choose
+        return (cands[0][2], (cands[0][3],)) if cands else (0, ())
     middles = [s for s in _MIDDLES if held & s]
     by_slot = {s: [k for k, cand in enumerate(cands) if cand[0] & s] for s in middles}
 
