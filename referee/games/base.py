@@ -13,7 +13,8 @@ global random. The service (``referee.service``) and the in-memory ``Table``
   throw the result away. Replaying a game is evolving its events in order.
 * ``play(state, seat, move)`` is ``decide`` and ``evolve`` in one pass, for a
   caller that gives the state up (an audit's replay); an engine may do both as
-  it decides (Castle Danger), with the same events and state as the two steps.
+  it decides (Castle Danger, King of the Castle), with the same events and state
+  as the two steps.
 * ``due(state)`` names the referee step owed now (a deal, a hand's scoring, the
   end of the game, a reshuffle, any random draw) or None. While a step is due no
   player may move; ``settle(state, rng)`` returns that step's events. All
@@ -258,8 +259,9 @@ class Engine:
         and is left half-changed by a refusal): an audit's replay, which checks the
         events against the log and stops at the first refusal (referee/audit.py). An
         engine whose decision already computes the position after the move applies
-        each event as it decides it, instead of a second pass (Castle Danger); the
-        events are ``decide``'s either way, which a test checks over random games."""
+        each event as it decides it, instead of a second pass (Castle Danger, King of
+        the Castle); the events are ``decide``'s either way, which a test checks over
+        random games."""
         drafts = self.decide(state, seat, move)
         for draft in drafts:
             state = self.evolve(state, draft)
