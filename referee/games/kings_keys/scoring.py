@@ -140,14 +140,19 @@ def best_joker_sets(naturals: frozenset, wilds: tuple,
     if not wilds:
         # Without wild cards each item's cards are its set, if they add to enough
         # (what the search below finds then).
-        sets = []
+        # (each item's cards added up first, then its set written from the last item
+        # back, as the search does: a forged log's odd card fails as it always did)
+        items = []
         for i in ITEMS:
             held = [c for c in naturals if c[2] == i]
-            total = sum(int(c[1]) for c in held)
+            items.append((i, held, sum(int(c[1]) for c in held)))
+        sets = []
+        for i, held, total in reversed(items):
             points = joker_points(total)
             if points:
                 sets.append({"set": "joker-set", "item": i, "count": total, "cards": sorted_cards(held),
                              "stands_for": {}, "points": points})
+        sets.reverse()
         return sum(x["points"] for x in sets), sets
 
     def not_held(i: str, ws: list[str]) -> dict | None:
@@ -226,6 +231,7 @@ _STRAIGHTS = tuple(
     for pattern in _PATTERNS for items in permutations(ITEMS, len(pattern))
     for places in (tuple(zip(pattern, items, strict=True)),))
 _MIDDLES = tuple(_slot(n, i) for n in (2, 3) for i in ITEMS)
+_SLOT_OF = {f"{c}{n}{i}": _slot(n, i) for c in COLOURS for n in NUMBERS for i in ITEMS}
 
 
 @lru_cache(maxsize=4096)
@@ -306,7 +312,14 @@ def _colour_best(c: str, naturals: frozenset, kingdom: bool, jokers: tuple,
     held = 0
     for x in naturals:
         if x[0] == c:
-            held |= _slot(int(x[1]), x[2])
+            bit = _SLOT_OF.get(x)
+            if bit is None:
+                # not a card of the deck (a forged log's deal, taken as logged while
+                # the seed is secret): read as the search always read it, its number
+                # an int (or the error int() gives), a place only if there is one
+                n = int(x[1])
+                bit = _slot(n, x[2]) if n in NUMBERS and x[2] in ITEMS else 0
+            held |= bit
     score, found = _colour_straights(held, kingdom, jokers, any_card)
     wild_codes = ([f"{c}*"] if kingdom else []) + [f"*{i}" for i in jokers]
     sets = []
