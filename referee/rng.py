@@ -19,6 +19,7 @@ the audit then takes the logged deal as a fact it cannot yet check.
 from __future__ import annotations
 
 import hashlib
+import struct
 
 
 class SeedUnavailable(Exception):
@@ -30,26 +31,30 @@ def commitment(seed: str) -> str:
     return hashlib.sha256(seed.encode()).hexdigest()
 
 
+# a digest's 32 bytes as four 64-bit numbers, big-endian
+_WORDS = struct.Struct(">4Q")
+_TOP = 1 << 64
+
+
 class Rng:
     def __init__(self, seed: str | None, seq: int):
         self._seed, self._seq = seed, seq
         self._counter = 0
-        self._buf = b""
+        self._words: list[int] = []  # the current digest's numbers not drawn yet, the next last
 
     def _u64(self) -> int:
-        if self._seed is None:
-            raise SeedUnavailable("the seed is revealed only when the game ends")
-        if len(self._buf) < 8:
+        if not self._words:
+            if self._seed is None:
+                raise SeedUnavailable("the seed is revealed only when the game ends")
             block = f"{self._seed}:{self._seq}:{self._counter}".encode()
-            self._buf += hashlib.sha256(block).digest()
+            self._words = list(reversed(_WORDS.unpack(hashlib.sha256(block).digest())))
             self._counter += 1
-        x, self._buf = int.from_bytes(self._buf[:8], "big"), self._buf[8:]
-        return x
+        return self._words.pop()
 
     def randbelow(self, n: int) -> int:
         if n <= 0:
             raise ValueError("randbelow needs n > 0")
-        limit = (1 << 64) - ((1 << 64) % n)
+        limit = _TOP - (_TOP % n)
         while True:
             x = self._u64()
             if x < limit:
@@ -58,8 +63,14 @@ class Rng:
     def shuffle(self, items) -> list:
         """A shuffled copy of ``items``."""
         out = list(items)
+        u64 = self._u64  # randbelow written out: a deal draws a number per card
         for i in range(len(out) - 1, 0, -1):
-            j = self.randbelow(i + 1)
+            n = i + 1
+            limit = _TOP - (_TOP % n)
+            x = u64()
+            while x >= limit:
+                x = u64()
+            j = x % n
             out[i], out[j] = out[j], out[i]
         return out
 

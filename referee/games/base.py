@@ -13,7 +13,8 @@ global random. The service (``referee.service``) and the in-memory ``Table``
   throw the result away. Replaying a game is evolving its events in order.
 * ``play(state, seat, move)`` is ``decide`` and ``evolve`` in one pass, for a
   caller that gives the state up (an audit's replay); an engine may do both as
-  it decides (Castle Danger), with the same events and state as the two steps.
+  it decides (Castle Danger, King of the Castle), with the same events and state
+  as the two steps.
 * ``due(state)`` names the referee step owed now (a deal, a hand's scoring, the
   end of the game, a reshuffle, any random draw) or None. While a step is due no
   player may move; ``settle(state, rng)`` returns that step's events. All
@@ -27,6 +28,7 @@ game and done here; engines implement the ``*_move``/``*_event`` hooks.
 
 from __future__ import annotations
 
+import copy
 import json
 import re
 from collections import Counter
@@ -293,8 +295,9 @@ class Engine:
         and is left half-changed by a refusal): an audit's replay, which checks the
         events against the log and stops at the first refusal (referee/audit.py). An
         engine whose decision already computes the position after the move applies
-        each event as it decides it, instead of a second pass (Castle Danger); the
-        events are ``decide``'s either way, which a test checks over random games."""
+        each event as it decides it, instead of a second pass (Castle Danger, King of
+        the Castle); the events are ``decide``'s either way, which a test checks over
+        random games."""
         drafts = self.decide(state, seat, move)
         for draft in drafts:
             state = self.evolve(state, draft)
@@ -352,6 +355,28 @@ class Engine:
         if move.get("type") == "resign":
             return "resign"
         return self.format_move(move)
+
+
+def json_copy(value):
+    """A deep copy of a JSON value (dicts, lists and tuples of strings, numbers,
+    booleans and None), for a state that must never share a payload's lists with the
+    log: what copy.deepcopy gives such a value, several times faster (it has no
+    memo to keep, and a payload shares no list with itself: parsed from JSON it
+    cannot, and an engine's own replays as the parsed log does)."""
+    kind = type(value)
+    # (the leaves looked at in place: no call for each string and number)
+    if kind is dict:
+        return {k: v if type(v) in _LEAVES else json_copy(v) for k, v in value.items()}
+    if kind is list:
+        return [v if type(v) in _LEAVES else json_copy(v) for v in value]
+    if kind is tuple:
+        return tuple(v if type(v) in _LEAVES else json_copy(v) for v in value)
+    if kind in _LEAVES:
+        return value
+    return copy.deepcopy(value)  # anything else, as ever
+
+
+_LEAVES = frozenset((str, int, float, bool, type(None)))
 
 
 def with_move(drafts: list[Draft], move: dict) -> list[Draft]:

@@ -20,7 +20,9 @@ GAMES = [
     ("castle-danger", 2, {"turn_limit": 6, "variant": "hidden-danger"}),
     ("king-of-danger", 2, {}),
     ("king-of-the-castle", 3, {}),
+    ("king-of-the-castle", 4, {"reactions": "one-per-card", "react_to_own_card": True}),
     ("kings-keys", 3, {}),
+    ("kings-keys", 4, {"wild_cards": True, "match": "optional"}),
 ]
 
 ODD_MOVES = [{"type": "offer-draw"}, {"type": "take-back"}, {"type": "accept"}, {"type": "decline"},

@@ -23,6 +23,7 @@ from referee.games.base import (
     check_option_names,
     check_players,
     house_rule,
+    json_copy,
     on_resign_option,
     seat_option,
     stacked_deck,
@@ -235,21 +236,24 @@ class KingOfDanger(Engine):
     # ---- applying events -------------------------------------------------------------
 
     def evolve_event(self, state: KingOfDangerState, event: Event) -> KingOfDangerState:
-        p = copy.deepcopy(event.payload)  # the state must never share lists with the log
+        # The state must never share lists with the log: what it keeps of a payload
+        # is copied, value by value (the rest, a move's own fields above all, is
+        # only read; copying the whole payload was a third of an audit's time).
+        p, c = event.payload, json_copy
         if event.type == "hand-dealt":
-            state.hands_dealt = p["hand"]
-            state.dealer = p["dealer"]
-            state.hands = p["hands"]
-            state.leftovers = p["leftovers"]
-            state.face_up = p.get("face_up", [])
-            state.face_down = p.get("face_down", [])
+            state.hands_dealt = c(p["hand"])
+            state.dealer = c(p["dealer"])
+            state.hands = c(p["hands"])
+            state.leftovers = c(p["leftovers"])
+            state.face_up = c(p.get("face_up", []))
+            state.face_down = c(p.get("face_down", []))
             state.leader = (state.dealer + 1) % state.players
             state.trick, state.trick_suit, state.tricks = [], None, []
             if state.options["trackers"] == "reset":
                 state.trackers = [TRACKER_START] * state.players
             state.phase = PLAY
         elif event.type == "card-played":
-            seat, card = p["seat"], p["card"]
+            seat, card = c(p["seat"]), c(p["card"])
             if p["from"] == "hand":
                 state.hands[seat].remove(card)
             else:
@@ -258,20 +262,20 @@ class KingOfDanger(Engine):
                 state.face_down[seat][k] = None
             state.trick.append([seat, card])
             if state.trick_suit is None:
-                state.trick_suit = p.get("suit") or suit_of(card)
+                state.trick_suit = c(p.get("suit")) or suit_of(card)
         elif event.type == "trick-won":
-            state.tricks.append({"cards": p["cards"], "suit": p["suit"], "winner": p["winner"],
-                                 "by": p["by"]})
-            state.trackers = p["trackers"]
-            state.leader = p["winner"]
+            state.tricks.append({"cards": c(p["cards"]), "suit": c(p["suit"]), "winner": c(p["winner"]),
+                                 "by": c(p["by"])})
+            state.trackers = c(p["trackers"])
+            state.leader = c(p["winner"])
             self._trick_done(state)
         elif event.type == "trick-set-aside":
-            state.tricks.append({"cards": p["cards"], "suit": None, "winner": None,
+            state.tricks.append({"cards": c(p["cards"]), "suit": None, "winner": None,
                                  "by": "set-aside"})
-            state.leader = p["leader"]
+            state.leader = c(p["leader"])
             self._trick_done(state)
         elif event.type == "hand-scored":
-            state.scores = p["scores"]
+            state.scores = c(p["scores"])
             state.hands, state.face_up, state.face_down = [], [], []
             state.leftovers, state.trick, state.tricks = [], [], []
             # The game ends once a seat reaches the target, unless the highest score
@@ -284,7 +288,7 @@ class KingOfDanger(Engine):
                 state.phase = DEAL
                 state.dealer = (state.dealer + 1) % state.players
         elif event.type == "game-ended":
-            state.result = p["result"]
+            state.result = c(p["result"])
         else:
             raise ValueError(f"king-of-danger: unknown event type {event.type!r}")
         return state

@@ -14,6 +14,7 @@ from referee.games.base import (
     house_rule,
     on_resign_option,
     seat_option,
+    with_move,
 )
 from referee.games.king_of_the_castle import flow, notation, scoring, views
 from referee.games.king_of_the_castle.cards import CATALOGUE, LETTERS, REACTIONS
@@ -133,13 +134,39 @@ class KingOfTheCastle(Engine):
     def normalize(self, move: dict) -> dict:
         return notation.normalize(move)
 
-    def _run(self, state, kind: str, payload: dict):
-        script = Script(state)
+    def _run(self, state, in_place: bool, kind: str, payload: dict):
+        script = Script(state, copied=not in_place)
         script.emit(kind, payload)
         advance(script)
         return script.drafts
 
     def decide_move(self, state, seat: int, move: dict):
+        return self._decide(state, seat, move, in_place=False)
+
+    def play(self, state, seat: int, move: dict):
+        """A player's move decided and applied in one pass (``Engine.play``): its
+        script (the move's event and all that play then does by itself, ``advance``)
+        is written on the state itself rather than on a copy, as each event is
+        applied to decide the next; the events are ``decide``'s. A resignation as
+        ``decide`` then ``evolve``."""
+        normal = self.admitted(state, seat, move)
+        if normal is None:
+            return super().play(state, seat, move)
+        drafts = with_move(self._decide(state, seat, normal, in_place=True), normal)
+        # what evolve_event does beside applying each event: an event other than a
+        # standing answer's makes standing answers changeable again
+        fresh = None
+        for draft in drafts:
+            if draft.type != "standing-set":
+                fresh = []
+            elif fresh is not None:
+                fresh.append(draft.payload["seat"])
+        if fresh is not None:
+            state.standing_fresh = fresh
+        return state, drafts
+
+    def _decide(self, state, seat: int, move: dict, in_place: bool):
+        """``decide_move``; ``in_place``: its script written on ``state`` itself."""
         kind = move["type"]
         if not 0 <= seat < state.players:
             raise NotYourTurn(f"there is no seat {seat}")
@@ -150,23 +177,23 @@ class KingOfTheCastle(Engine):
                 raise IllegalMove("standing-changed-already",
                                   "you changed your standing answer and nothing has happened since: "
                                   "changing it back would change nothing")
-            return self._run(state, "standing-set", {"seat": seat, "answer": move["answer"]})
+            return self._run(state, in_place, "standing-set", {"seat": seat, "answer": move["answer"]})
         if state.stage == "choose":
             if kind != "choose":
                 raise IllegalMove("choose-squires-first", "every seat first chooses its three squires")
             if state.squires[seat] is not None:
                 raise IllegalMove("already-chosen", "you have chosen your squires already")
-            return self._run(state, "squires-chosen", {"seat": seat, "squires": move["squires"]})
+            return self._run(state, in_place, "squires-chosen", {"seat": seat, "squires": move["squires"]})
         if kind == "choose":
             raise IllegalMove("not-choosing", "squires are chosen only before play, with squires: choose")
         window = state.window
         if kind == "react":
-            return self._react(state, seat, move)
+            return self._react(state, seat, move, in_place)
         if window is not None:
             if seat != window["queue"][0]:
                 raise NotYourTurn(f"seat {window['queue'][0]} is being asked to answer")
             if kind == "pass":
-                return self._run(state, "declined", {"seat": seat})
+                return self._run(state, in_place, "declined", {"seat": seat})
             raise IllegalMove("answer-first", "answer the card just played: react or pass")
         if seat != state.turn:
             raise NotYourTurn(f"it is seat {state.turn}'s turn")
@@ -186,10 +213,10 @@ class KingOfTheCastle(Engine):
             if "seat" in move:
                 payload["victim"] = move["seat"]
             payload.update(effect)
-            return self._run(state, "played", payload)
+            return self._run(state, in_place, "played", payload)
         if kind == "pass":
             if tasks and tasks[0]["kind"] == "free":
-                return self._run(state, "passed", {"seat": seat})
+                return self._run(state, in_place, "passed", {"seat": seat})
             if tasks:
                 raise IllegalMove("must-play-drawn", "the cards drawn by Sudden Changes are played at once")
             raise IllegalMove("discard-step", "discard down to three cards")
@@ -204,10 +231,10 @@ class KingOfTheCastle(Engine):
                 if c not in rest:
                     raise IllegalMove("not-in-hand", f"you hold no (more) {c}")
                 rest.remove(c)
-            return self._run(state, "discarded", {"seat": seat, "cards": list(move["cards"])})
+            return self._run(state, in_place, "discarded", {"seat": seat, "cards": list(move["cards"])})
         raise AssertionError(kind)
 
-    def _react(self, state, seat: int, move: dict):
+    def _react(self, state, seat: int, move: dict, in_place: bool):
         window = state.window
         if window is None:
             raise IllegalMove("no-window", "nothing is happening that a reaction could stop")
@@ -226,7 +253,7 @@ class KingOfTheCastle(Engine):
             save = at_stake[0]
         elif save not in at_stake:
             raise IllegalMove("not-at-stake", f"{save} is not at stake; at stake: {', '.join(at_stake)}")
-        return self._run(state, "reacted", {"seat": seat, "card": card, "save": save})
+        return self._run(state, in_place, "reacted", {"seat": seat, "card": card, "save": save})
 
     @staticmethod
     def _at_stake(state) -> list[str]:

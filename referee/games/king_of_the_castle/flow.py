@@ -13,6 +13,7 @@ from __future__ import annotations
 import pickle
 
 from referee.events import Draft
+from referee.games.base import json_copy
 from referee.games.king_of_the_castle.cards import CATALOGUE, LETTERS, lettered
 from referee.games.king_of_the_castle.evolve import APPLY
 from referee.games.king_of_the_castle.kingdom import find_man, succession
@@ -25,15 +26,16 @@ def clone(state):
 
 class Script:
     """Drafts written against a scratch copy of the state, each applied as it is
-    written so the next one is decided on the position it leaves."""
+    written so the next one is decided on the position it leaves (``copied``
+    False: on the state itself, which its caller gives up, ``Engine.play``)."""
 
-    def __init__(self, state):
-        self.state = clone(state)
+    def __init__(self, state, copied: bool = True):
+        self.state = clone(state) if copied else state
         self.drafts: list[Draft] = []
 
     def emit(self, kind: str, payload: dict) -> None:
         self.drafts.append(Draft(kind, payload))
-        APPLY[kind](self.state, pickle.loads(pickle.dumps(payload)))
+        APPLY[kind](self.state, json_copy(payload))  # the draft keeps its own
 
 
 def due(state) -> str | None:

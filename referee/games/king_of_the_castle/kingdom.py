@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import copy
-
+from referee.games.base import json_copy
 from referee.games.king_of_the_castle.cards import ATTRIBUTES, LEVEL_CARDS, POSTS
 
 
@@ -56,7 +55,7 @@ def succession(king, castles: list[dict], deck: list[str], heir: int | None) -> 
     castle that has a Lord; in each castle the men below an empty post move up
     in order; empty posts left at the bottom take the personality deck's top
     cards, highest post first; a post the empty deck cannot fill is reported."""
-    castles = copy.deepcopy(castles)
+    castles = json_copy(castles)  # worked out on a copy: the state's own stay as they are
     deck = list(deck)
     out: list[tuple[str, dict]] = []
     if king is None:

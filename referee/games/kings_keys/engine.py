@@ -12,7 +12,6 @@ passes left; after every seat has dealt three times, ``game-ended``.
 
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass
 from dataclasses import field as default
 
@@ -28,9 +27,11 @@ from referee.games.base import (
     check_deck,
     check_option_names,
     house_rule,
+    json_copy,
     on_resign_option,
     seat_option,
     stacked_deck,
+    with_move,
 )
 from referee.games.kings_keys import notation, text
 from referee.games.kings_keys.cards import deck, hand_size, sorted_cards
@@ -168,6 +169,37 @@ class KingsKeys(Engine):
         return notation.format_move(move)
 
     def decide_move(self, state: KingsKeysState, seat: int, move: dict) -> list[Draft]:
+        return self._decide(state, seat, move)[0]
+
+    def play(self, state: KingsKeysState, seat: int, move: dict) -> tuple[KingsKeysState, list[Draft]]:
+        """A card played and its draw decided and applied in one pass (``Engine.play``):
+        the field the played card leaves, which the decision works out to see what
+        the drawn card may take, is the field the played event leaves, not worked
+        out again. Anything else (a choice, the pile's last card, a resignation, a
+        refusal) as ``decide`` then ``evolve``."""
+        normal = self.admitted(state, seat, move)
+        if normal is None:
+            return super().play(state, seat, move)
+        drafts, after = self._decide(state, seat, normal)
+        drafts = with_move(drafts, normal)
+        if after is None:
+            for draft in drafts:
+                state = self.evolve(state, draft)
+            return state, drafts
+        # the played event, as evolve_event applies it while the pile is not empty
+        card, took = normal["card"], drafts[0].payload["took"]
+        state.hands[seat].remove(card)
+        if took:
+            state.collected[seat] += [card] + list(took)
+        state.field = after
+        state.stage = "draw"
+        for draft in drafts[1:]:
+            state = self.evolve(state, draft)
+        return state, drafts
+
+    def _decide(self, state: KingsKeysState, seat: int, move: dict) -> tuple[list[Draft], list | None]:
+        """``decide_move``'s events, and the field the played card leaves when the
+        decision worked it out (a card played while the pile is not empty), else None."""
         if seat != state.turn or state.stage not in ("play", "choose"):
             raise NotYourTurn(f"it is seat {state.turn}'s turn")
         if move["type"] == "choose":
@@ -179,7 +211,7 @@ class KingsKeys(Engine):
                 pile = []
             else:
                 pile = self._target(state.field, state.drawn, move["take"])
-            return [Draft("chose", {"seat": seat, "card": state.drawn, "took": pile})]
+            return [Draft("chose", {"seat": seat, "card": state.drawn, "took": pile})], None
         if state.stage == "choose":
             raise IllegalMove("choose-first", f"first choose what {state.drawn} takes")
         card = move["card"]
@@ -197,6 +229,7 @@ class KingsKeys(Engine):
                                   " with take", options=[p[0] for p in options])
             took = list(options[0]) if options else []
         drafts = [Draft("played", {"seat": seat, "card": card, "took": took})]
+        after = None
         if state.pile:
             after = [p for p in state.field if p != took] if took else left_in(state.field, card)
             top = state.pile[0]
@@ -207,7 +240,7 @@ class KingsKeys(Engine):
             else:
                 drafts.append(Draft("drawn", {"seat": seat, "card": top,
                                               "took": list(options[0]) if options else []}))
-        return drafts
+        return drafts, after
 
     @staticmethod
     def _may_leave(state: KingsKeysState, field_: list[list[str]], card: str) -> bool:
@@ -276,14 +309,14 @@ class KingsKeys(Engine):
             self._end_turn(state)
         elif t == "hand-scored":
             state.totals = list(p["totals"])
-            state.last_hand = copy.deepcopy(p)  # never share a logged payload
+            state.last_hand = json_copy(p)  # never share a logged payload
             state.hands_played += 1
             state.dealt_by[state.dealer] += 1
             state.dealer = (state.dealer + 1) % state.players
             state.field, state.pile = [], []
             state.stage = "end" if min(state.dealt_by) >= ROTATIONS else "deal"
         elif t == "game-ended":
-            state.result = copy.deepcopy(p["result"])
+            state.result = json_copy(p["result"])
             state.stage = "over"
         else:
             raise ValueError(f"unknown King's Keys event {t!r}")

@@ -6,7 +6,17 @@ of one colour and item put together at the deal. A card takes a whole pile.
 
 from __future__ import annotations
 
-from referee.games.kings_keys.cards import colour, is_natural, is_wild, item, kind
+from functools import cache
+
+from referee.games.kings_keys.cards import (
+    ALL_CARDS,
+    colour,
+    is_card,
+    is_natural,
+    is_wild,
+    item,
+    kind,
+)
 
 
 def matches(played: str, other: str) -> bool:
@@ -23,9 +33,22 @@ def matches(played: str, other: str) -> bool:
     return item(wild) == item(natural)
 
 
+@cache
+def _matches_of(card: str) -> dict[str, bool]:
+    """Whether ``card`` (of the deck) matches each card of the deck, looked up: asked
+    once per card (when it first looks at a field), not for every pile each time."""
+    return {other: matches(card, other) for other in ALL_CARDS}
+
+
 def takeable(field: list[list[str]], card: str) -> list[list[str]]:
     """The piles ``card`` could take, in field order (a pile matches when its
     first card does: a group's cards are all of one kind)."""
+    row = _matches_of(card) if is_card(card) else None
+    if row is not None:
+        try:
+            return [pile for pile in field if row[pile[0]]]
+        except (KeyError, TypeError):
+            pass  # not a card of the deck (a forged log's): asked as ever, below
     return [pile for pile in field if matches(card, pile[0])]
 
 
@@ -39,19 +62,24 @@ def pile_of(field: list[list[str]], card: str) -> list[str] | None:
 def group_field(cards: list[str]) -> list[list[str]]:
     """The field as dealt: three naturals of one kind become a group at the place
     of the first of them; four of one kind (a forfeited deal) are put together too."""
+    # (is_natural and kind written out: this runs at every card left in the field)
     counts: dict[str, int] = {}
     for c in cards:
-        if is_natural(c):
-            counts[kind(c)] = counts.get(kind(c), 0) + 1
+        if len(c) == 3:
+            k = c[0] + c[2]
+            counts[k] = counts.get(k, 0) + 1
+    if not counts or max(counts.values()) < 3:
+        return [[c] for c in cards]
     piles: list[list[str]] = []
     placed: dict[str, list[str]] = {}
     for c in cards:
-        if is_natural(c) and counts[kind(c)] >= 3:
-            if kind(c) in placed:
-                placed[kind(c)].append(c)
+        k = c[0] + c[2] if len(c) == 3 else None
+        if k is not None and counts[k] >= 3:
+            if k in placed:
+                placed[k].append(c)
                 continue
-            placed[kind(c)] = [c]
-            piles.append(placed[kind(c)])
+            placed[k] = [c]
+            piles.append(placed[k])
         else:
             piles.append([c])
     return piles

@@ -21,7 +21,7 @@ tries every use of the wild cards, not the first that looks good.
 
 from __future__ import annotations
 
-from functools import cache
+from functools import cache, lru_cache
 from itertools import permutations, product
 
 from referee.games.kings_keys.cards import (
@@ -60,12 +60,27 @@ def _bits(mask: int) -> list[int]:
     return [j for j in range(mask.bit_length()) if mask >> j & 1]
 
 
+# the four cards of each colour and number, in the order the search takes them
+_KINGDOM_GROUPS = tuple(tuple(f"{c}{n}{i}" for i in ITEMS) for c in COLOURS for n in NUMBERS)
+
+
 # ---- the King: Kingdom Threes and Fours ----------------------------------------------
 
 
 def best_kingdom_sets(naturals: frozenset, wilds: tuple,
                       any_card: bool = True) -> tuple[int, list[dict]]:
     """At most one set per colour and number (there are only four such cards)."""
+    if not wilds:
+        # Without wild cards there is nothing to choose: every colour and number
+        # held three or four times is a set (what the search below finds then).
+        sets = []
+        for codes in _KINGDOM_GROUPS:
+            held = [code for code in codes if code in naturals]
+            if len(held) >= 3:
+                points = KINGDOM_FOUR if len(held) == 4 else KINGDOM_THREE
+                sets.append({"set": "kingdom-four" if len(held) == 4 else "kingdom-three", "cards": held,
+                             "stands_for": {}, "points": points})
+        return sum(x["points"] for x in sets), sets
     groups = [(c, n) for c in COLOURS for n in NUMBERS]
 
     def standins(c: str, n: int, missing: list[str], ws: list[str]) -> dict | None:
@@ -122,6 +137,23 @@ def best_kingdom_sets(naturals: frozenset, wilds: tuple,
 def best_joker_sets(naturals: frozenset, wilds: tuple,
                     any_card: bool = True) -> tuple[int, list[dict]]:
     """One set per item (splitting an item's cards in two never scores more)."""
+    if not wilds:
+        # Without wild cards each item's cards are its set, if they add to enough
+        # (what the search below finds then).
+        # (each item's cards added up first, then its set written from the last item
+        # back, as the search does: a forged log's odd card fails as it always did)
+        items = []
+        for i in ITEMS:
+            held = [c for c in naturals if c[2] == i]
+            items.append((i, held, sum(int(c[1]) for c in held)))
+        sets = []
+        for i, held, total in reversed(items):
+            points = joker_points(total)
+            if points:
+                sets.append({"set": "joker-set", "item": i, "count": total, "cards": sorted_cards(held),
+                             "stands_for": {}, "points": points})
+        sets.reverse()
+        return sum(x["points"] for x in sets), sets
 
     def not_held(i: str, ws: list[str]) -> dict | None:
         # Each wild card shows the highest card of the item not held nor shown
@@ -191,78 +223,118 @@ def _slot(n: int, i: str) -> int:
     return 1 << ((n - 1) * 4 + ITEMS.index(i))
 
 
-class _ColourStraights:
-    """Straights of one colour from its naturals, its Kingdom card (if held) and the
-    Jokers lent to this colour. Every straight holds a 2 and a 3, so the search
-    decides the naturals of number 2 and 3 one at a time: each is left out or put
-    in one of the straights that can hold it; straights whose 2 and 3 are both
-    wild cards come last."""
+# Every straight's places (number, item) and their bits, in the order the search
+# has always tried them (ties keep the first found, so the order is part of the
+# result): built once, not for every colour of every collection scored.
+_STRAIGHTS = tuple(
+    (places, tuple(_slot(n, i) for n, i in places), sum(_slot(n, i) for n, i in places))
+    for pattern in _PATTERNS for items in permutations(ITEMS, len(pattern))
+    for places in (tuple(zip(pattern, items, strict=True)),))
+_MIDDLES = tuple(_slot(n, i) for n in (2, 3) for i in ITEMS)
+_SLOT_OF = {f"{c}{n}{i}": _slot(n, i) for c in COLOURS for n in NUMBERS for i in ITEMS}
 
-    def __init__(self, c: str, naturals: frozenset, kingdom: bool, jokers: tuple,
-                 any_card: bool = True):
-        self.c = c
-        held = {(int(x[1]), x[2]) for x in naturals if x[0] == c}
-        self.wild_codes = ([f"{c}*"] if kingdom else []) + [f"*{i}" for i in jokers]
-        self.cands = []
-        for pattern in _PATTERNS:
-            for items in permutations(ITEMS, len(pattern)):
-                choices = []
-                for n, i in zip(pattern, items, strict=True):
-                    # the held card itself, or a wild card standing for it (the
-                    # held one may then serve in another straight); without
-                    # any_card a held card is always shown by itself
-                    wild = [w for w in self.wild_codes if w == f"{c}*" or w == f"*{i}"]
-                    if (n, i) in held:
-                        choices.append([None] + (wild if any_card else []))
-                    else:
-                        choices.append(wild)
-                for fill in product(*choices):
-                    used = [w for w in fill if w is not None]
-                    if len(used) != len(set(used)):
-                        continue
-                    slots = wmask = 0
-                    cards, stands = [], {}
-                    for (n, i), w in zip(zip(pattern, items, strict=True), fill, strict=True):
-                        if w is None or not any_card:
-                            # a held card is used up; without any_card so is the
-                            # card a wild card stands for (no two stand for one)
-                            slots |= _slot(n, i)
-                        if w is None:
-                            cards.append(f"{c}{n}{i}")
-                        else:
-                            wmask |= 1 << self.wild_codes.index(w)
-                            cards.append(w)
-                            stands[w] = f"{c}{n}{i}"
-                    points = STRAIGHT_FOUR if len(pattern) == 4 else STRAIGHT_THREE
-                    name = "straight-four" if len(pattern) == 4 else "straight-three"
-                    self.cands.append((slots, wmask, points,
-                                       {"set": name, "cards": cards, "stands_for": stands,
-                                        "points": points}))
-        self.middles = [_slot(n, i) for n in (2, 3) for i in ITEMS if (n, i) in held]
-        self.by_slot = {s: [k for k, cand in enumerate(self.cands) if cand[0] & s]
-                        for s in self.middles}
-        self.go = cache(self._go)
 
-    def _go(self, used: int, wmask: int) -> tuple[int, tuple]:
-        nxt = next((s for s in self.middles if not used & s), None)
+@lru_cache(maxsize=4096)
+def _colour_straights(held: int, kingdom: bool, jokers: tuple, any_card: bool) -> tuple[int, tuple]:
+    """The best straights of one colour, the colour left out: ``held`` the bits of
+    its naturals (``_slot``), ``kingdom`` whether its Kingdom card is held, ``jokers``
+    the items of the Jokers lent to it. The answer is (points, the straights as
+    (places, fill)), a fill naming for each place None (the held card) or the wild
+    card standing for it by its index among the colour's wild cards (the Kingdom
+    card first, then the Jokers lent). Every straight holds a 2 and a 3, so the
+    search decides the naturals of number 2 and 3 one at a time: each is left out
+    or put in one of the straights that can hold it; straights whose 2 and 3 are
+    both wild cards come last. The same colour's cards come back in many
+    collections (and in every way of lending the Jokers), hence the cache."""
+    # the wild cards that may stand for a card of each item: the Kingdom card any
+    serves = {i: [k for k, w in enumerate(((None,) if kingdom else ()) + jokers) if w is None or w == i]
+              for i in ITEMS}
+    cands = []
+    for places, bits, mask in _STRAIGHTS:
+        if mask & ~held and not (kingdom or jokers):
+            continue  # a card missing and no wild card to stand for it
+        choices = []
+        for (_, i), bit in zip(places, bits, strict=True):
+            # the held card itself, or a wild card standing for it (the held one
+            # may then serve in another straight); without any_card a held card is
+            # always shown by itself
+            if held & bit:
+                choices.append([None] + serves[i] if any_card else [None])
+            else:
+                choices.append(serves[i])
+        for fill in product(*choices):
+            used = [w for w in fill if w is not None]
+            if len(used) != len(set(used)):
+                continue
+            slots = wmask = 0
+            for bit, w in zip(bits, fill, strict=True):
+                if w is None or not any_card:
+                    # a held card is used up; without any_card so is the card a
+                    # wild card stands for (no two stand for one)
+                    slots |= bit
+                if w is not None:
+                    wmask |= 1 << w
+            cands.append((slots, wmask, STRAIGHT_FOUR if len(places) == 4 else STRAIGHT_THREE,
+                          (places, fill)))
+    if len(cands) <= 1:
+        # no straight to make, or one (which the search below finds at the first
+        # of its 2 and 3 it decides): nothing to choose
+        return (cands[0][2], (cands[0][3],)) if cands else (0, ())
+    middles = [s for s in _MIDDLES if held & s]
+    by_slot = {s: [k for k, cand in enumerate(cands) if cand[0] & s] for s in middles}
+
+    @cache
+    def go(used: int, wmask: int) -> tuple[int, tuple]:
+        nxt = next((s for s in middles if not used & s), None)
         if nxt is not None:
-            best = self.go(used | nxt, wmask)
-            options = self.by_slot[nxt]
+            best = go(used | nxt, wmask)
+            options = by_slot[nxt]
         else:
             best = (0, ())
-            options = range(len(self.cands))
+            options = range(len(cands))
         for k in options:
-            slots, wm, points, _ = self.cands[k]
+            slots, wm, points, _ = cands[k]
             if slots & used or wm & ~wmask:
                 continue
-            rest = self.go(used | slots, wmask & ~wm)
+            rest = go(used | slots, wmask & ~wm)
             if points + rest[0] > best[0]:
                 best = (points + rest[0], (k,) + rest[1])
         return best
 
-    def best(self) -> tuple[int, list[dict]]:
-        score, ks = self.go(0, (1 << len(self.wild_codes)) - 1)
-        return score, [self.cands[k][3] for k in ks]
+    score, ks = go(0, (1 << (len(jokers) + kingdom)) - 1)
+    return score, tuple(cands[k][3] for k in ks)
+
+
+def _colour_best(c: str, naturals: frozenset, kingdom: bool, jokers: tuple,
+                 any_card: bool) -> tuple[int, list[dict]]:
+    """The straights of colour ``c`` (its naturals, its Kingdom card if held, the
+    Jokers lent to it), written out as a hand's result shows them."""
+    held = 0
+    for x in naturals:
+        if x[0] == c:
+            bit = _SLOT_OF.get(x)
+            if bit is None:
+                # not a card of the deck (a forged log's deal, taken as logged while
+                # the seed is secret): read as the search always read it, its number
+                # an int (or the error int() gives), a place only if there is one
+                n = int(x[1])
+                bit = _slot(n, x[2]) if n in NUMBERS and x[2] in ITEMS else 0
+            held |= bit
+    score, found = _colour_straights(held, kingdom, jokers, any_card)
+    wild_codes = ([f"{c}*"] if kingdom else []) + [f"*{i}" for i in jokers]
+    sets = []
+    for places, fill in found:
+        cards, stands = [], {}
+        for (n, i), w in zip(places, fill, strict=True):
+            if w is None:
+                cards.append(f"{c}{n}{i}")
+            else:
+                cards.append(wild_codes[w])
+                stands[wild_codes[w]] = f"{c}{n}{i}"
+        four = len(places) == 4
+        sets.append({"set": "straight-four" if four else "straight-three", "cards": cards,
+                     "stands_for": stands, "points": STRAIGHT_FOUR if four else STRAIGHT_THREE})
+    return score, sets
 
 
 def best_straights(naturals: frozenset, wilds: tuple,
@@ -275,7 +347,7 @@ def best_straights(naturals: frozenset, wilds: tuple,
 
     def colour_best(c: str, lent: tuple) -> tuple[int, list[dict]]:
         if (c, lent) not in solved:
-            solved[c, lent] = _ColourStraights(c, naturals, c in kingdoms, lent, any_card).best()
+            solved[c, lent] = _colour_best(c, naturals, c in kingdoms, lent, any_card)
         return solved[c, lent]
 
     best: tuple[int, list[dict]] = (-1, [])
