@@ -56,13 +56,16 @@
     });
     return { head: head, reason: reason, winners: winners, mark: winners.length === 1 ? "winner" : "draw" };
   }
+  function namesOf(summary) {
+    return summary.players.map(function (p, i) {
+      return typeof p === "string" ? p : (p.name || "seat " + i);
+    });
+  }
   function drawPlayers(summary, view) {
     var body = document.getElementById("players");
     body.textContent = "";
     status = summary.status;
-    var names = summary.players.map(function (p, i) {
-      return typeof p === "string" ? p : (p.name || "seat " + i);
-    });
+    var names = namesOf(summary);
     document.getElementById("heading").textContent = title + ": " + names.join(", ");
     var result = outcome(view.result, names, view.status === "aborted");
     names.forEach(function (name, i) {
@@ -121,7 +124,9 @@
       drawPlayers(r[2], r[1]);
       drawNews();
       document.getElementById("seen-as").textContent = r[1].viewer === "seat"
-        ? "the view of seat " + r[1].seat : (r[1].viewer === "admin" ? "the organiser's view" : "spectator's view");
+        // the player's name, the seat's number beside it for whoever plays by numbers
+        ? (namesOf(r[2])[r[1].seat] || "seat " + r[1].seat) + "'s view (seat " + r[1].seat + ")"
+        : (r[1].viewer === "admin" ? "the organiser's view" : "spectator's view");
       var url = location.pathname + q() + location.hash;
       history.replaceState(null, "", url);
       markLog();
