@@ -53,6 +53,8 @@ def played_out(client, league: dict, rounds: int) -> dict:
 def audited(client, league_id: str) -> dict:
     bundle = client.get(f"/v1/leagues/{league_id}/export")
     assert bundle.status_code == 200 and bundle.mimetype == "application/jsonl"
+    # a browser saves it as a file named for the league, as a game's export
+    assert bundle.headers["Content-Disposition"] == f'attachment; filename="league-{league_id}.jsonl"'
     r = client.post("/v1/audit", data=bundle.data, content_type="application/jsonl")
     assert r.status_code == 200, r.json
     return r.json
