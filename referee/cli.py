@@ -135,6 +135,11 @@ def cmd_serve(args) -> int:
             self.cfg.set("post_worker_init", follow.on_worker_start)  # long polls end on SIGTERM
             if args.pin_workers:
                 self.cfg.set("post_fork", pin_worker)
+            # no control socket: its default path is one per user, shared by every
+            # instance on the host (deploy/gunicorn.conf.py says the same); gunicorn
+            # before 25.1 has none to turn off
+            if "control_socket_disable" in self.cfg.settings:
+                self.cfg.set("control_socket_disable", True)
 
         def load(self):
             service = build_service(config)
