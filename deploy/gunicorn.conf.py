@@ -14,6 +14,11 @@ graceful_timeout = 20
 # REFEREE_ACCESS_LOG=0); gunicorn's own access log would repeat it.
 accesslog = None
 errorlog = "-"
+# gunicorn's control socket (gunicornc, from 25.1) is one path per user by default
+# ($XDG_RUNTIME_DIR/gunicorn.ctl), which every instance on the host would share: a
+# second instance takes it from the first, and a command meant for one reaches the
+# other. The referee needs none (systemd's signals reload and stop it): off.
+control_socket_disable = True
 
 # REFEREE_PIN_WORKERS=1: each worker kept on one CPU of its own, in turn (as
 # `referee serve --pin-workers`; docs/scaling.md says when it pays).

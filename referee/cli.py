@@ -143,6 +143,11 @@ def cmd_serve(args) -> int:
             self.cfg.set("post_worker_init", follow.on_worker_start)  # long polls end on SIGTERM
             if args.pin_workers:
                 self.cfg.set("post_fork", pin_worker)
+            # no control socket: its default path is one per user, shared by every
+            # instance on the host (deploy/gunicorn.conf.py says the same); gunicorn
+            # before 25.1 has none to turn off
+            if "control_socket_disable" in self.cfg.settings:
+                self.cfg.set("control_socket_disable", True)
 
         def load(self):
             service = build_service(config)
@@ -280,6 +285,13 @@ def cmd_export(args) -> int:
     return 0
 
 
+def columns(head: list[str], rows: list[list[str]]) -> list[str]:
+    """A table in text, each column as wide as its widest cell (a league game's id
+    is longer than a game's own), two spaces apart, the last one left ragged."""
+    widths = [max(len(r[i]) for r in [head, *rows]) for i in range(len(head) - 1)]
+    return ["  ".join([*(cell.ljust(w) for cell, w in zip(r, widths, strict=False)), r[-1]]) for r in [head, *rows]]
+
+
 def cmd_games(args) -> int:
     from referee.system import build as build_service
 
@@ -288,10 +300,10 @@ def cmd_games(args) -> int:
     if not page["games"]:
         print("no games", file=sys.stderr)
         return 0
-    print(f"{'ID':<12}  {'GAME':<20} {'STATUS':<9} {'VERSION':<7} {'CREATED':<27} PLAYERS")
-    for r in page["games"]:
-        players = ", ".join(r["players"])
-        print(f"{r['id']:<12}  {r['game']:<20} {r['status']:<9} {r['version']:<7} {r['created_at']:<27} {players}")
+    rows = [[r["id"], r["game"], r["status"], str(r["version"]), r["created_at"], ", ".join(r["players"])]
+            for r in page["games"]]
+    for line in columns(["ID", "GAME", "STATUS", "VERSION", "CREATED", "PLAYERS"], rows):
+        print(line)
     if page["next"]:
         print(f"more: referee games --after {page['next']}", file=sys.stderr)
     return 0

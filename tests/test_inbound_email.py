@@ -128,3 +128,44 @@ def test_a_multipart_mail_with_an_attachment_is_read_from_its_plain_text(client)
     assert r.status_code == 201, r.json
     assert r.json["events"][0]["payload"]["move"] == move
     assert g.summary()["status"] == "active"
+
+
+def test_a_refused_mail_of_several_moves_names_its_line_and_says_none_was_applied(client, smtp):
+    """Three moves in one mail, the second refused: the answer, as it arrives, names
+    that line and its text, and says the line before it was not applied either
+    (the game is where it was). A line that is no move at all is named the same way."""
+    import time
+
+    from referee.mail import sending
+
+    g = Game(client, "king-of-danger", [{"name": "Ann", "email": "ann@players.example"},
+                                        {"name": "Bob", "email": "bob@players.example"}], {"seed": "lines"})
+    service = client.application.extensions["referee"]
+    seat = g.summary()["to_act"][0]
+    version = g.summary()["version"]
+    text = g.get("/legal", who=seat).json["text"]
+    first = text[0]
+    lines = f"{first}\n{first}\n{first}"  # the second: no longer this seat's turn
+    r = post(client, message(f"referee+{g.id}@example.org", f"token: {g.tokens[seat]}\n{lines}\n",
+                             msgid="<three@x>"))
+    assert r.status_code == 403 and r.json["index"] == 1, r.json
+    assert g.summary()["version"] == version
+    r = post(client, message(f"referee+{g.id}@example.org", f"token: {g.tokens[seat]}\n{first}\n{first}\nfly away\n",
+                             msgid="<fly@x>"))
+    assert r.status_code == 400 and g.summary()["version"] == version
+    before = len(smtp.inbox.messages)
+    sending.deliver_due(service, time.time() + 10**6)
+    mine = ("ann" if seat == 0 else "bob") + "@players.example"
+    answers = {m["In-Reply-To"]: m.get_content() for m in smtp.inbox.since(before) if mine in str(m["To"])}
+    three = answers["<three@x>"]
+    assert f'Line 2 of 3, "{first}", was refused; the line before it was not applied either' in three
+    assert "Refused (" in three
+    fly = answers["<fly@x>"]
+    assert 'Line 3 of 3, "fly away", was refused; the 2 lines before it were not applied either' in fly
+    # one move: its refusal alone, as before
+    r = post(client, message(f"referee+{g.id}@example.org", f"token: {g.tokens[seat]}\nfly away\n", msgid="<one@x>"))
+    assert r.status_code == 400
+    before = len(smtp.inbox.messages)
+    sending.deliver_due(service, time.time() + 10**6)
+    one = next(m.get_content() for m in smtp.inbox.since(before) if m["In-Reply-To"] == "<one@x>")
+    assert "Line " not in one and "Refused (" in one

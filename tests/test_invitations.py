@@ -58,6 +58,8 @@ def test_no_link_without_a_public_url(client, mail, monkeypatch):
     gid = new_game(client, [{"invite": "yan@players.example"}, {"open": True}])["id"]
     (msg,) = arrived(mail, "yan@players.example", 1)
     assert "http" not in msg.get_content() and f"/v1/games/{gid}/join" in msg.get_content()
+    # how long a code waits, in words: "at most once in 1 day", no "24 hour(s)"
+    assert "at most once in 1 day:" in " ".join(msg.get_content().split()) and "hour" not in msg.get_content()
 
 
 def test_an_unconfirmed_address_gets_one_message_per_window(client, service, mail):

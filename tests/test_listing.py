@@ -145,3 +145,29 @@ def test_api_refuses_bad_listing_arguments(client):
     for q in ("status=won", "limit=0", "limit=1001", "limit=x"):
         r = client.get("/v1/games?" + q)
         assert r.status_code == 400 and r.content_type.startswith("application/problem+json"), q
+
+
+def test_referee_games_lines_up_its_columns_for_league_game_ids(tmp_path, capsys):
+    """A league game's id is longer than a game's own: `referee games` still lines
+    every column up under its heading."""
+    from referee import cli
+    from referee.leagues import running
+    from referee.players import accounts
+    from referee.queue import InlineQueue
+    from referee.store import open_store
+    from referee.system import assemble
+
+    url = f"sqlite:///{tmp_path}/r.db"
+    store = open_store(url)
+    service = assemble(store, InlineQueue())
+    bots = [accounts.register(service, {"name": f"Bot{i}", "bot": "random"})["id"] for i in range(2)]
+    running.create(service, {"name": "L", "game": "king-of-danger", "options": {"target": 1},
+                             "format": "round-robin", "players": bots})
+    service.create("king-of-danger", ["Ann", "Bob"], {})
+    store.close()
+    assert cli.main(["games", "--store", url]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 3 and len({len(line.split()[0]) for line in lines[1:]}) == 2  # two lengths of id
+    for heading in ("GAME", "STATUS", "VERSION", "CREATED", "PLAYERS"):
+        at = lines[0].index(heading)
+        assert all(line[at - 2:at] == "  " and line[at] != " " for line in lines[1:]), (heading, lines)

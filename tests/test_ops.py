@@ -239,8 +239,11 @@ def test_the_deploy_gunicorn_config_serves_and_passes_the_image_health_check(tmp
 
     port = free_port()
     env = {k: v for k, v in os.environ.items() if k != "PROMETHEUS_MULTIPROC_DIR"}
+    run = tmp_path / "run"  # where gunicorn's control socket would go, shared by every instance
+    run.mkdir()
     env.update(REFEREE_BIND=f"127.0.0.1:{port}", REFEREE_WORKERS="2", REFEREE_THREADS="2",
-               REFEREE_STORE=f"sqlite:///{tmp_path}/d.db", PYTHONPATH=str(repo_root()))
+               REFEREE_STORE=f"sqlite:///{tmp_path}/d.db", PYTHONPATH=str(repo_root()),
+               XDG_RUNTIME_DIR=str(run), HOME=str(tmp_path))
     proc = subprocess.Popen([sys.executable, "-m", "gunicorn", "-c", str(repo_root() / "deploy/gunicorn.conf.py"),
                              "referee.wsgi:app"], cwd=tmp_path, env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -261,6 +264,35 @@ def test_the_deploy_gunicorn_config_serves_and_passes_the_image_health_check(tmp
         seen = {metric(urllib.request.urlopen(base + "/metrics", timeout=20).read().decode(),
                        "referee_games_created_total", game="kings-keys") for _ in range(6)}
         assert seen == {12.0}, shlex.join(check)
+        # no control socket: its one path per user would be every instance's
+        assert list(run.iterdir()) == [] and not (tmp_path / ".gunicorn").exists()
+    finally:
+        proc.terminate()
+        proc.wait(20)
+
+
+def test_referee_serve_opens_no_control_socket_another_instance_would_share(tmp_path):
+    from tests.conftest import repo_root
+
+    port = free_port()
+    run = tmp_path / "run"
+    run.mkdir()
+    env = {k: v for k, v in os.environ.items() if k != "PROMETHEUS_MULTIPROC_DIR"}
+    env.update(XDG_RUNTIME_DIR=str(run), HOME=str(tmp_path), PYTHONPATH=str(repo_root()))
+    proc = subprocess.Popen([sys.executable, "-m", "referee.cli", "serve", "--port", str(port),
+                             "--store", f"sqlite:///{tmp_path}/s.db"], cwd=tmp_path, env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.time() + 60
+        while True:
+            try:
+                if urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=5).status == 200:
+                    break
+            except OSError:
+                pass
+            assert time.time() < deadline and proc.poll() is None, "referee serve did not come up"
+            time.sleep(0.2)
+        assert list(run.iterdir()) == [] and not (tmp_path / ".gunicorn").exists()
     finally:
         proc.terminate()
         proc.wait(20)

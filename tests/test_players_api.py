@@ -52,6 +52,7 @@ def test_register_confirm_and_the_one_message(client, mail):
     assert "spam.example" not in body and "pills" not in str(msg["Subject"]) and "pills" not in body
     assert f"https://referee.example/players/{ann['id']}/confirm?code={code}" in body
     assert msg["Auto-Submitted"] == "auto-generated"
+    assert "the code stops working after 1 day." in " ".join(body.split()) and "(s)" not in body
     # another registration, and a change of address, to the pending address: no more mail
     bob = register(client, name="Bob", email="ann@players.example")
     cy = register(client, name="Cy")
@@ -224,6 +225,10 @@ def test_ratings_history_picture_and_page(client):
     assert len(re.search(r'class="mu" points="([^"]+)"', text).group(1).split()) == 6  # before, then 5 games
     html = client.get(f"/players/{a['id']}").get_data(as_text=True)
     assert "ratings.svg?game=king-of-danger" in html and "<script" not in html
+    # the game by its name where a person reads it, its id only in the picture's address
+    assert "<td>King of Danger</td>" in html and "<h2>King of Danger</h2>" in html
+    assert "king-of-danger" not in re.sub(r'src="[^"]*"', "", html)
+    assert "King of Danger rating" in text and "king-of-danger" not in text
     assert client.get("/players/nobody").status_code == 404
 
 

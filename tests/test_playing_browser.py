@@ -110,11 +110,20 @@ def build(driver, text: str, keys: list[str]) -> None:
     kit.wait(driver, lambda d: f"({text})" in chosen(d))
 
 
+def press_play(driver, text: str) -> None:
+    """Press Play for the move built; a resignation is asked for once more
+    ("Resign…", then "Yes, resign")."""
+    driver.find_element("id", "play-button").click()
+    if text == "resign":
+        kit.wait(driver, lambda d: d.find_element("id", "play-button").text == "Yes, resign")
+        driver.find_element("id", "play-button").click()
+
+
 def play(driver, g: Game, text: str, keys=(), version=None) -> None:
     """Make one move on the current tab's page and wait until the referee has it."""
     v = g.summary()["version"] if version is None else version
     build(driver, text, list(keys))
-    driver.find_element("id", "play-button").click()
+    press_play(driver, text)
     kit.wait(driver, lambda d: g.summary()["version"] > v)
 
 

@@ -13,7 +13,7 @@ import pytest
 
 from tests import browser as kit
 from tests.helpers import Game
-from tests.test_playing_browser import build, move_texts, open_tab, panel_version, play
+from tests.test_playing_browser import build, move_texts, open_tab, panel_version, play, press_play
 
 WEB = Path(__file__).resolve().parent.parent / "referee" / "web"
 
@@ -80,7 +80,7 @@ def test_a_stale_page_is_refused_in_words_and_catches_up(site, browser, wire):
                         headers={"Authorization": f"Bearer {g.admin}"})
         assert r.status_code == 201, r.json
         build(browser, "resign", [])
-        browser.find_element("id", "play-button").click()
+        press_play(browser, "resign")
         kit.wait(browser, lambda d: "not accepted any more" in alert(d))
         assert g.summary()["status"] == "active"
     finally:
@@ -201,6 +201,49 @@ def test_moves_with_the_keyboard_alone(site, browser, wire):
     close(browser)
 
 
+def test_a_resignation_is_asked_for_again_and_enter_alone_never_resigns(site, browser, wire):
+    """Resign stands apart from the moves, smaller; choosing it leaves the focus on
+    it (not on Play), Play asks once more and puts the focus on Clear, so Enter
+    pressed again and again plays on; "Yes, resign" ends the game."""
+    from selenium.webdriver.common.keys import Keys
+
+    url, client, _ = site
+    g = Game(client, "king-of-danger", ["Ann", "Bob"], {"seed": 7})
+    seat = g.summary()["to_act"][0]
+    open_tab(browser, f"{url}/games/{g.id}#token={g.tokens[seat]}")
+    try:
+        v = g.summary()["version"]
+        kit.wait(browser, lambda d: panel_version(d) == v)
+        box = browser.execute_script(
+            "var r = document.querySelector('#moves button.resign'), m = document.querySelector('#moves button.move:not(.resign)');"
+            "var a = r.getBoundingClientRect(), b = m.getBoundingClientRect();"
+            "return {top: a.top, bottom_moves: Math.max.apply(null, Array.from(document.querySelectorAll("
+            "'#moves button.move:not(.resign)')).map(e => e.getBoundingClientRect().bottom)),"
+            " left: a.left, list_left: document.getElementById('moves').getBoundingClientRect().left,"
+            " size: parseFloat(getComputedStyle(r).fontSize), move_size: parseFloat(getComputedStyle(m).fontSize),"
+            " height: a.height}")
+        assert box["top"] > box["bottom_moves"] and box["left"] == box["list_left"], box  # a line of its own
+        assert box["size"] < box["move_size"] and box["height"] >= 44, box
+        tab_to(browser, lambda f: "resign" in f["cls"].split())
+        keys(browser, Keys.ENTER)
+        assert "(resign)" in browser.find_element("id", "chosen").text
+        assert "resign" in focused(browser)["cls"].split()  # not Play
+        assert browser.find_element("id", "play-button").text == "Resign…"
+        browser.find_element("id", "play-button").click()
+        kit.wait(browser, lambda d: d.find_element("id", "play-button").text == "Yes, resign")
+        assert focused(browser)["id"] == "play-clear" and "you lose it" in browser.find_element("id", "chosen").text
+        keys(browser, Keys.ENTER)  # on Clear: plays on
+        kit.wait(browser, lambda d: d.find_element("id", "play-button").text == "Play")
+        keys(browser, Keys.ENTER)
+        assert g.summary()["status"] == "active" and g.summary()["version"] == v and wire.from_pages() == []
+        build(browser, "resign", [])
+        press_play(browser, "resign")
+        kit.wait(browser, lambda d: g.summary()["status"] == "finished" and wire.from_pages())
+        assert [s for _, s in wire.from_pages()] == ["201 CREATED"]
+    finally:
+        close(browser)
+
+
 @pytest.mark.parametrize("game,players,options,keys_", [
     ("castle-danger", 2, {"variant": "hidden-danger"}, ["supply:0:C"]),
     ("king-of-the-castle", 3, {"squires": "choose"}, ["squire:Q"]),  # 2,600 moves; letters to pick
@@ -220,8 +263,9 @@ def test_a_seat_page_fits_375_pixels(site, browser, game, players, options, keys
         wide = browser.execute_script(
             "return [document.documentElement.scrollWidth, window.innerWidth, document.body.scrollWidth]")
         assert wide[1] <= 375 and wide[0] <= wide[1] and wide[2] <= wide[1], wide
+        # the picture keeps its own size and scrolls sideways in its box (tests/test_phone_width.py)
         assert browser.execute_script(
-            "return Array.from(document.querySelectorAll('#play button, #picture svg'))"
+            "return Array.from(document.querySelectorAll('#play button, #picture'))"
             ".every(e => e.getBoundingClientRect().right <= window.innerWidth)")
     finally:
         browser.set_window_size(900, 1100)

@@ -99,6 +99,8 @@ def test_a_seat_view_shows_its_own_cards_and_no_one_elses(site, browser, game, p
     hands = [g.get("/view", s).json["view"]["hand"] for s in range(players)]
     browser.get(f"{url}/games/{g.id}#token={g.tokens[0]}")
     _wait(browser, lambda d: "seat 0" in d.find_element("id", "seen-as").text)
+    # whose view, by the player's name
+    assert browser.find_element("id", "seen-as").text == f"{g.summary()['players'][0]}'s view (seat 0)"
     dom = browser.execute_script("return document.documentElement.outerHTML")
     shown = browser.execute_script(
         "return Array.from(document.querySelectorAll('#picture .hand-card text')).map(t => t.textContent)")

@@ -334,19 +334,23 @@ class Engine:
             return []
         return self.to_act(state)
 
+    def lines(self, text: str) -> list[str]:
+        """The moves' texts ``parse`` reads, in order: parts separated by ``;`` or
+        new lines, blank ones skipped (a refusal names its move by these)."""
+        return [part.strip() for part in _SPLIT.split(text) if part.strip()]
+
     def parse(self, text: str) -> list[dict]:
         """Several moves separated by ``;`` or new lines; blank parts are skipped."""
         if not isinstance(text, str):
             raise MalformedMove("text must be a string", field="text")
-        moves = []
-        for part in _SPLIT.split(text):
-            part = part.strip()
-            if not part:
-                continue
-            if part.lower() == "resign":
-                moves.append({"type": "resign"})
-            else:
-                moves.append(self.parse_one(part))
+        moves, parts = [], self.lines(text)
+        for i, part in enumerate(parts):
+            try:
+                moves.append({"type": "resign"} if part.lower() == "resign" else self.parse_one(part))
+            except RefereeError as err:  # which of several moves, as a refused move is named
+                if len(parts) > 1:
+                    err.extra.setdefault("index", i)
+                raise
         if not moves:
             raise MalformedMove("no move in the text", field="text")
         return moves

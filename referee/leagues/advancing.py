@@ -419,16 +419,17 @@ def _tell(service, meta: dict, league: League, types: list[str]) -> None:
 
 def _tell_one(service, meta: dict, league: League, final: bool) -> None:
     """The standings after a round (or the final table) to every player with contacts,
-    as a notice of their latest league game (the outbox's ``game-over`` with a note);
-    their new games' notices are the games' own (their seats take the players'
-    contacts). Named by the round, so telling twice queues nothing twice."""
+    as a ``standings`` notice on their latest league game, with its own subject and
+    the table as a table (referee/mail/words.py); their new games' notices are the
+    games' own (their seats take the players' contacts). Named by the round, so
+    telling twice queues nothing twice."""
     from referee.leagues.scoring import standings
 
     state = league.state
     closed = [rnd for rnd in state.rounds if rnd.closed]
-    line = ", ".join(f"{r['rank']}. {r['name']} {r['points']:g}" for r in standings(state))
-    what = "Final table" if final else f"Standings after round {len(closed)}"
-    note = f"{meta['name']}: {what}: {line} (/leagues/{meta['id']})"
+    told = {"id": meta["id"], "name": meta["name"], "round": len(closed), "final": final,
+            "standings": [{"rank": r["rank"], "name": r["name"], "points": r["points"],
+                           "withdrawn": r["withdrawn"]} for r in standings(state)]}
     latest = {}
     for rnd in closed:  # the games of closed rounds: over, so their versions stay
         for t in rnd.tables:
@@ -439,7 +440,7 @@ def _tell_one(service, meta: dict, league: League, final: bool) -> None:
         if rec is None or not rec.extra.get("contacts", {}).get(str(seat)):
             continue
         try:
-            outbox.queue_notice(service, game_id, seat, "game-over", note=note,
+            outbox.queue_notice(service, game_id, seat, "standings", league=told,
                                 tag=f"league-{'final' if final else len(closed)}")
         except Exception:  # a notice is a courtesy; the league's log is the truth
             log.exception("league %s: the standings notice for game %s failed", meta["id"], game_id)

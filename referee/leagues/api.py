@@ -117,7 +117,9 @@ def withdraw(league_id, player_id):
 @timed("leagues-export")
 def export(league_id):
     """The league's export, for `POST /v1/audit` or `referee audit-league`."""
-    return Response(running.export(service(), league_id), mimetype="application/jsonl")
+    # saved as a file by a browser, as a game's export is
+    return Response(running.export(service(), league_id), mimetype="application/jsonl",
+                    headers={"Content-Disposition": f'attachment; filename="league-{league_id}.jsonl"'})
 
 
 def install(app, api) -> None:

@@ -23,7 +23,7 @@ POLICY = "default-src 'none'; img-src 'self'; style-src 'self'; form-action 'non
 def _policy(resp):
     resp.headers["Content-Security-Policy"] = POLICY
     return resp
-WIDTH, HEIGHT, PAD = 640, 260, 40
+WIDTH, HEIGHT, PAD = 640, 260, 40  # (the names' column beside it: 160 more)
 COLOURS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#17becf")
 
 
@@ -34,11 +34,46 @@ def _view(league_id: str) -> dict:
         abort(404)
 
 
+def ordinal(n: int) -> str:
+    """1st, 2nd, 3rd, 4th, 11th, 21st."""
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
+def places(placings: list[int] | None) -> list[str] | None:
+    """A game's placings as places, never to be read as scores ("2" was): "1st",
+    "2nd", a shared place marked "=" ("1st=")."""
+    if not placings:
+        return None
+    return [ordinal(p) + ("=" if placings.count(p) > 1 else "") for p in placings]
+
+
+def shared_places(standings: list[dict]) -> list[dict]:
+    """Each place shared by players level on points and on every tie-break:
+    ``[{place, names}]``, so the page can say why they share it."""
+    by_rank: dict = {}
+    for s in standings:
+        by_rank.setdefault(s["rank"], []).append(s["name"])
+    return [{"rank": rank, "place": ordinal(rank), "names": names} for rank, names in by_rank.items() if len(names) > 1]
+
+
 @pages.route("/leagues/<league_id>")
 def league_page(league_id):
     league = _view(league_id)
     names = {p["player"]: p["name"] for p in league["players"]}
-    return render_template("leagues/league.html", league=league, names=names)
+    placed = {g["game"]: places(g["placings"]) for rnd in league["rounds"] for g in rnd["games"]}
+    winners = [s["name"] for s in league["standings"] if s["rank"] == 1] if league["status"] == "finished" else []
+    # before any rated league game the picture would be empty axes: a sentence says so instead
+    lines = rating_lines(league)
+    rated = any(len(ln["values"]) > 1 for ln in lines)
+    # the picture's names again as text beside it, in its colours: readable on a phone,
+    # where the picture is drawn at half its size
+    key = [{"name": ln["name"], "colour": k % len(COLOURS)} for k, ln in enumerate(lines)]
+    # before any result everyone is level: nothing to explain yet
+    shared = shared_places(league["standings"]) if any(s["played"] for s in league["standings"]) else []
+    return render_template("leagues/league.html", league=league, names=names, placed=placed,
+                           winners=winners, rated=rated, key=key, shared=shared,
+                           shared_ranks={sh["rank"] for sh in shared})
 
 
 def rating_lines(league: dict) -> list[dict]:
@@ -66,7 +101,7 @@ def draw(lines: list[dict]) -> dict:
                 f"{PAD / 2 + (HEIGHT - 1.5 * PAD) * (high - v) / (high - low):.1f}")
 
     return {"width": WIDTH, "height": HEIGHT, "low": f"{low:.1f}", "high": f"{high:.1f}",
-            "lines": [{"name": ln["name"], "colour": COLOURS[k % len(COLOURS)], "y": 14 + 14 * k,
+            "lines": [{"name": ln["name"], "colour": COLOURS[k % len(COLOURS)], "y": 20 + 20 * k,
                        "points": " ".join(xy(i, v) for i, v in enumerate(ln["values"]))}
                       for k, ln in enumerate(lines)]}
 

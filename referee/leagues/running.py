@@ -263,9 +263,15 @@ def receipted(service, league: dict) -> dict:
 # ---- reading ---------------------------------------------------------------------------
 
 def view(service, league_id: str) -> dict:
+    meta, league = load(service, league_id)
+    return view_of(league_id, meta, league)
+
+
+def view_of(league_id: str, meta: dict, league) -> dict:
+    """The league as ``GET /v1/leagues/{id}`` and its page show it: from its stored
+    ``meta`` and its log's ``League`` alone."""
     from referee.leagues.scoring import crosstable, standings
 
-    meta, league = load(service, league_id)
     state = league.state
     rounds = []
     for rnd in state.rounds:

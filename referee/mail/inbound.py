@@ -24,6 +24,7 @@ from __future__ import annotations
 import hashlib
 import re
 
+from referee.games import engine as engine_by_name
 from referee.games.base import MalformedMove, RefereeError
 from referee.mail import loops, outbox, reading
 
@@ -67,6 +68,28 @@ def _answer(service, who, reason: str, note: str, key: str, msg_id: str | None) 
     return True
 
 
+def which_line(engine, text: str, index) -> str | None:
+    """Of a mail of several moves, which one was refused and what became of the
+    others: "Line 2 of 3, "play W1", was refused; the line before it was not
+    applied either (a mail's moves are applied all together or not at all). "
+    None for a mail of one move (its refusal says it all) or a refusal of the
+    mail as a whole (a stale #N, a game over)."""
+    try:
+        parts = engine.lines(text)
+    except Exception:  # the text is the mail's own: a courtesy, never a second failure
+        return None
+    if len(parts) < 2 or not isinstance(index, int) or not 0 <= index < len(parts):
+        return None
+    line = f"Line {index + 1} of {len(parts)}, \"{parts[index][:80]}\", was refused"
+    if index == 0:
+        rest = "nothing was applied"
+    elif index == 1:
+        rest = "the line before it was not applied either"
+    else:
+        rest = f"the {index} lines before it were not applied either"
+    return f"{line}; {rest} (a mail's moves are applied all together or not at all).\n"
+
+
 def receive(service, raw: bytes, recipients: list[str] | None = None, mail_from: str | None = None) -> dict:
     """Handle one mail. Returns ``{"ignored": why}`` for a robot's mail,
     ``{"answered": "show"|"help", ...}`` for a command, or the move's result
@@ -108,10 +131,10 @@ def receive(service, raw: bytes, recipients: list[str] | None = None, mail_from:
 
         rule = err.extra.get("rule") or err.extra.get("field") or err.code
         said = named(err.detail, who.record.players)  # "it is Bob's turn", not "seat 1's"
-        err.answered = _answer(service, who, "refused", f"Refused ({rule}): {said}", key, mid)
+        note = f"Refused ({rule}): {said}"
+        which = which_line(engine_by_name(who.record.game), got["text"], err.extra.get("index"))
+        err.answered = _answer(service, who, "refused", f"{which}{note}" if which else note, key, mid)
         raise
-    from referee.games import engine as engine_by_name
-
     engine = engine_by_name(who.record.game)
     try:
         said = "; ".join(engine.format(m) for m in engine.parse(got["text"]))

@@ -41,6 +41,11 @@ def page(game_id: str) -> str:
     return f"{public_url()}/games/{game_id}"
 
 
+def league_page(league_id: str) -> str:
+    """A league's page, as anyone may open it (its standings notices link here)."""
+    return f"{public_url()}/leagues/{league_id}"
+
+
 def derive(secret: bytes, game_id: str, seat: int, held: list[str]) -> str:
     """The link token of ``seat`` holding the token hashes ``held``."""
     msg = f"link:{game_id}.{seat}.{','.join(sorted(held))}".encode()

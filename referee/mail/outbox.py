@@ -36,7 +36,9 @@ REASONS = ("start", "turn", "trick", "hand", "game-over", "reminder", "timeout",
            # answers to a mail (referee/mail/inbound.py)
            "applied", "refused", "show", "help",
            # to the organiser: a seat's notice could not be delivered (referee/mail/sending.py)
-           "undelivered")
+           "undelivered",
+           # to a league's player after each round and at the finish (referee/leagues/advancing.py)
+           "standings")
 # Events after which every seat hears what happened, its turn or not.
 TRICK_ENDS = ("trick-won", "trick-set-aside")
 HAND_ENDS = ("hand-scored", "hand-forfeited")
@@ -145,7 +147,8 @@ def compose(service, game_id: str, seat: int, reason: str, note: str | None = No
 
 
 def queue_notice(service, game_id: str, seat: int, reason: str, note: str | None = None,
-                 version: int | None = None, tag: str | None = None, in_reply_to: str | None = None) -> str:
+                 version: int | None = None, tag: str | None = None, in_reply_to: str | None = None,
+                 league: dict | None = None) -> str:
     """Queue a notice for ``seat`` of ``game_id`` now (at the game's version) and
     return its id. Queueing the same (game, seat, version, reason) again is a no-op,
     so a retry or a second process never makes a second notice. ``reason`` is one of
@@ -155,7 +158,9 @@ def queue_notice(service, game_id: str, seat: int, reason: str, note: str | None
     so other seats' moves meanwhile never make it a second reminder).
     ``tag``: added to the id when several notices of one reason may fall at one
     version (the answers to two mails); ``in_reply_to``: the Message-ID of the
-    mail a notice answers, so mail readers thread the answer under it."""
+    mail a notice answers, so mail readers thread the answer under it.
+    ``league``: a ``standings`` notice's league, round and table (its own subject
+    and text, referee/mail/words.py)."""
     if reason not in REASONS:
         raise ValueError(f"reason must be one of {REASONS}")
     rec = service.record(game_id)
@@ -167,6 +172,8 @@ def queue_notice(service, game_id: str, seat: int, reason: str, note: str | None
         nid += "." + tag
     if in_reply_to:
         body["in_reply_to"] = in_reply_to[:998]
+    if league is not None:
+        body["league"] = league
     box = outbox_of(service)
     box.put({"id": nid, "game": game_id, "seat": seat, "version": body["version"], "reason": reason,
              "body": body, "created": time.time()})

@@ -175,7 +175,8 @@ def deliver(service, notice: dict, box=None, now: float | None = None) -> list[s
         for channel in owed:
             if channel not in earlier["done"]:
                 waiting.setdefault(channel, earlier)
-    link = links.seat_page(service, rec, notice["seat"])
+    league = notice["body"].get("league")  # a league's standings: its page, not the game's
+    link = links.league_page(league["id"]) if league else links.seat_page(service, rec, notice["seat"])
     failures = []
     done = list(notice["done"])
     for channel in owed:

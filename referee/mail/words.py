@@ -71,7 +71,10 @@ def _said(body: dict) -> tuple[str, str]:
 def subject(body: dict) -> str:
     """"King of Danger with Ann, Bob and Cy: your turn (#12) [GAMEID]": the game
     for a person, the version a reply's ``#N`` names, the id the old form of
-    reply reads from the subject."""
+    reply reads from the subject. A league's standings are the league's news, not
+    the game's: "Friday league: standings after round 2" (league_subject)."""
+    if body.get("league"):
+        return league_subject(body["league"])
     what = _said(body)[0]
     if body["reason"] == "game-over" and body.get("winners"):
         what += f": {joined(body['winners'])} {'wins' if len(body['winners']) == 1 else 'win'}"
@@ -123,9 +126,64 @@ def banks_line(body: dict) -> str | None:
     return f"Time banks: {', '.join(said)}." if said else None
 
 
+def points(n: float) -> str:
+    """A league's points as a person writes them: 2, 1.5, 0.67 (a third at a table of 4)."""
+    return f"{n:.2f}".rstrip("0").rstrip(".") if n % 1 else f"{int(n)}"
+
+
+def _league_winners(league: dict) -> list[str]:
+    return [r["name"] for r in league["standings"] if r["rank"] == 1]
+
+
+def league_subject(league: dict) -> str:
+    """"Friday league: standings after round 2", "Friday league: final table, Ann wins"."""
+    if league["final"]:
+        best = _league_winners(league)
+        what = "final table" + (f", {joined(best)} {'wins' if len(best) == 1 else 'share first place'}"
+                                if best else "")
+    else:
+        what = f"standings after round {league['round']}"
+    return printable(f"{league['name']}: {what}")
+
+
+def standings_table(rows: list[dict]) -> list[str]:
+    """The standings as a small table in plain text, its columns lined up for a
+    fixed-width reader and still readable in a proportional one (a shared place
+    shows its rank on every line it is shared by)."""
+    names = [printable(r["name"]) + (" (withdrew)" if r.get("withdrawn") else "") for r in rows]
+    width = max([len("Player"), *map(len, names)])
+    lines = [f"  {'Place':<6}{'Player':<{width}}  Points"]
+    for r, name in zip(rows, names, strict=True):
+        lines.append(f"  {str(r['rank']) + '.':<6}{name:<{width}}  {points(r['points']):>6}")
+    return lines
+
+
+def league_text(body: dict, link: str | None = None) -> str:
+    """A ``standings`` notice: the league's table after a round, or its final table
+    and its winner, and the league's page (``link``, the public address)."""
+    league = body["league"]
+    lines = [f"{body['name']},", ""]
+    if league["final"]:
+        best = _league_winners(league)
+        lines.append(f"{league['name']} is over." + (
+            f" {joined(best)} {'wins' if len(best) == 1 else 'share first place'}." if best else ""))
+        lines += ["", "The final table:"]
+    else:
+        lines += [f"Round {league['round']} of {league['name']} is over.", "", "The standings now:"]
+    lines += standings_table(league["standings"])
+    if not league["final"]:
+        lines += ["", "Your next game, if you have one this round, comes in its own notice."]
+    if link:
+        lines += ["", "The league's page:", link]
+    lines += ["", "-- ", f"{league['name']}, league {league['id']}"]
+    return "\n".join(lines) + "\n"
+
+
 def notice_text(body: dict, link: str | None = None) -> str:
     """The notice as plain text: to whom and what, what happened, the game as the
     seat sees it, its moves and deadline, how to answer, its page."""
+    if body.get("league"):
+        return league_text(body, link)
     onlooker = body.get("to", "seat") != "seat"
     greeting = {"organiser": "To the organiser", "spectators": "To the spectators"}.get(body.get("to"))
     lines = [f"{greeting or body['name']},", "", f"{game_line(body)}.", headline(body)]

@@ -32,6 +32,7 @@ from email.message import EmailMessage
 from email.utils import formatdate
 
 from referee.games.base import MalformedMove, RefereeError
+from referee.narration import duration
 from referee.players.store import players_of
 
 WINDOW = 86400.0
@@ -163,7 +164,7 @@ def message(service, player: dict) -> EmailMessage:
     lines += ([f"or by opening {url}"] if url else []) + [
         "", "If it was not you, do nothing: this address gets no other mail from the referee",
         "unless it is confirmed, and the code stops working after "
-        f"{int(window() // 3600) or 1} hour(s).", ""]
+        f"{duration(window())}.", ""]
     msg.set_content("\n".join(lines))
     return msg
 

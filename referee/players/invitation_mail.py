@@ -44,6 +44,7 @@ from email.utils import formatdate
 
 from referee.games import engine as get_engine
 from referee.mail.secret import mail_secret
+from referee.narration import duration
 from referee.players.confirmation import address_key, window
 from referee.players.invitations import confirmed_email
 from referee.players.store import players_of
@@ -182,7 +183,7 @@ def message(service, record: dict, seat: int, to: str) -> EmailMessage:
                   "   address), or use a player of yours that has it;",
                   "2. confirm the address with the code the referee mails to it (a player that has",
                   "   it confirmed already skips this). The referee mails an address at most once",
-                  f"   in {_hours(window())}: if no code comes, set the address again",
+                  f"   in {duration(window())}: if no code comes, set the address again",
                   "   (PATCH /v1/players/me) once that time has passed;",
                   f"3. join with the player's token: POST /v1/games/{gid}/join."]
     if pid:
@@ -192,11 +193,6 @@ def message(service, record: dict, seat: int, to: str) -> EmailMessage:
                   "mail from the referee unless it is confirmed."]
     msg.set_content("\n".join(lines + [""]))
     return msg
-
-
-def _hours(seconds: float) -> str:
-    hours = int(seconds // 3600) or 1
-    return f"{hours} hour" + ("s" if hours != 1 else "")
 
 
 def _to(players, record: dict, seat: int) -> str | None:

@@ -198,10 +198,11 @@ def _king_of_the_castle(view: dict, sc: dict) -> dict:
     # The seat's own hand in rows of whole cards (a card's name is never cut: the
     # player must read it), as many rows as the hand needs.
     per_row = max(1, int((width - 34) // HAND_STEP))
-    hand = [{"card": c, "x": 20 + (i % per_row) * HAND_STEP, "y": hand_y + 10 + (i // per_row) * 42}
+    # a hand card is a tap target: 44 high, rows 50 apart
+    hand = [{"card": c, "x": 20 + (i % per_row) * HAND_STEP, "y": hand_y + 10 + (i // per_row) * 50}
             for i, c in enumerate(view.get("hand") or [])]
     if "hand" in view:
-        height += 48 + 42 * max(1, math.ceil(len(hand) / per_row))
+        height += 48 + 50 * max(1, math.ceil(len(hand) / per_row))
     return {"width": width, "height": height, "top": top, "castles_y": castles_y, "bw": bw, "bh": bh,
             "boxes": boxes, "decks_y": decks_y, "hand_y": hand_y, "hand": hand, "hand_step": HAND_STEP}
 

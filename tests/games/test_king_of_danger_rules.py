@@ -108,6 +108,15 @@ def test_unreadable_text_is_malformed(text):
         KOD.parse(text)
 
 
+@pytest.mark.parametrize("text", ["ply W1", "lead Z5 walls", "take W1 walls"])
+def test_a_word_for_the_verb_is_refused_as_one_not_as_a_card(text):
+    """"ply W1" is a verb misspelt: the answer says so, and never that 'ply' is no card."""
+    with pytest.raises(MalformedMove) as err:
+        KOD.parse(text)
+    assert err.value.extra["field"] == "text"
+    assert f"{text.split()[0]!r} is no move here" in err.value.detail and "card code" not in err.value.detail
+
+
 @pytest.mark.parametrize("move, field", [
     ({"type": "lead", "card": "W1"}, "type"),
     ({"type": "play"}, "card"),

@@ -8,6 +8,7 @@ import json
 import re
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -51,6 +52,8 @@ def played_out(client, league: dict, rounds: int) -> dict:
 def audited(client, league_id: str) -> dict:
     bundle = client.get(f"/v1/leagues/{league_id}/export")
     assert bundle.status_code == 200 and bundle.mimetype == "application/jsonl"
+    # a browser saves it as a file named for the league, as a game's export
+    assert bundle.headers["Content-Disposition"] == f'attachment; filename="league-{league_id}.jsonl"'
     r = client.post("/v1/audit", data=bundle.data, content_type="application/jsonl")
     assert r.status_code == 200, r.json
     return r.json
@@ -294,13 +297,12 @@ def test_players_with_contacts_hear_the_standings_after_each_round_and_the_final
     got = client.get(f"/v1/leagues/{lid}").json
     assert got["status"] == "finished" and len(got["rounds"]) == 3
     mine = [g["game"] for r in got["rounds"] for g in r["games"] if ann["id"] in g["seats"]]
-    notes = [n["body"]["note"] for gid in mine for n in outbox.outbox_of(service).of_game(gid)
-             if n["body"].get("note")]
+    told = [n["body"]["league"] for gid in mine for n in outbox.outbox_of(service).of_game(gid)
+            if n["reason"] == "standings"]
     # from the first round she played in (a notice rides on a game of hers; round 1 may be her bye)
     first = next(r["round"] for r in got["rounds"] if ann["id"] not in r["byes"])
-    assert [n.split(": ")[1] for n in notes] == [f"Standings after round {k}" for k in range(first, 4)] \
-        + ["Final table"], notes
-    assert all(f"/leagues/{lid}" in n and "Ann" in n for n in notes)
+    assert [(t["round"], t["final"]) for t in told] == [(k, False) for k in range(first, 4)] + [(3, True)]
+    assert all(t["id"] == lid and "Ann" in [r["name"] for r in t["standings"]] for t in told)
     # each new game of hers is announced to her by the game's own notices
     for gid in mine:
         seat = next(g["seats"] for r in got["rounds"] for g in r["games"] if g["game"] == gid).index(ann["id"])
@@ -308,7 +310,60 @@ def test_players_with_contacts_hear_the_standings_after_each_round_and_the_final
         assert hers and hers[0]["body"]["game"] == gid and hers[0]["reason"] in ("start", "turn")
     # the bots have no contacts: nothing is queued for their seats
     assert all(n["seat"] == g["seats"].index(ann["id"]) for r in got["rounds"] for g in r["games"]
-               for n in outbox.outbox_of(service).of_game(g["game"]) if n["body"].get("note"))
+               for n in outbox.outbox_of(service).of_game(g["game"]) if n["reason"] == "standings")
+
+
+def test_the_standings_mail_has_its_own_subject_a_table_and_the_league_s_address(client, mail, monkeypatch):
+    """What an organiser of six friends saw: the round's mail read as a second
+    "game over" with the standings on one line and a link with no host. As it
+    arrives now: its own subject, the standings lined up as a table, the league's
+    page in full from REFEREE_PUBLIC_URL, and the winner named at the end."""
+    import email.policy
+
+    from referee.mail import sending
+    from referee.narration import joined
+
+    monkeypatch.setenv("REFEREE_PUBLIC_URL", "https://referee.example/")
+    monkeypatch.setenv("REFEREE_CONFIRM_RATE", "10000/hour")
+    from referee.players import confirmation
+
+    service = client.application.extensions["referee"]
+    ann = client.post("/v1/players", json={"name": "Ann", "email": "ann@players.example"}).json
+    confirmation.deliver_due(service)
+    code = re.search(r"code ([A-Z2-7]{8})", mail.wait(1)[0].get_content()).group(1)
+    assert client.post(f"/v1/players/{ann['id']}/confirm", json={"code": code}).status_code == 200
+    league = create(client, [ann] + players(client, 2), name="Friday league")
+    lid = league["id"]
+    for _ in range(5):
+        for rnd in client.get(f"/v1/leagues/{lid}").json["rounds"]:
+            for g in rnd["games"]:
+                if ann["id"] in g["seats"] and g["placings"] is None:
+                    _play_out(client, g["game"], [ann["token"] if p == ann["id"] else None for p in g["seats"]])
+    got = client.get(f"/v1/leagues/{lid}").json
+    assert got["status"] == "finished"
+    before = len(mail.messages)
+    for _ in range(20):
+        if not sending.deliver_due(service, time.time() + 10**6):
+            break
+    arrived = [m for m in mail.since(before) if "ann@players.example" in str(m["To"])]
+    standings = [m for m in arrived if "standings" in m["Subject"] or "final table" in m["Subject"]]
+    game_over = [m for m in arrived if "game over" in m["Subject"]]
+    assert standings and game_over
+    assert not {m["Subject"] for m in standings} & {m["Subject"] for m in game_over}
+    first = next(r["round"] for r in got["rounds"] if ann["id"] not in r["byes"])
+    assert [m["Subject"] for m in standings] == [
+        f"Friday league: standings after round {k}" for k in range(first, 4)] + [
+        "Friday league: final table, "
+        + joined([s["name"] for s in got["standings"] if s["rank"] == 1])
+        + (" wins" if sum(s["rank"] == 1 for s in got["standings"]) == 1 else " share first place")]
+    last = standings[-1].get_content()
+    assert f"https://referee.example/leagues/{lid}" in last.splitlines() and "(/leagues/" not in last
+    rows = [line for line in last.splitlines() if re.match(r"  \d+\. ", line)]
+    assert len(rows) == 3  # one line per player, not one line for all
+    assert [re.match(r"  (\d+)\.\s+(.+?)\s+(\S+)$", line).group(2) for line in rows] \
+        == [s["name"] for s in got["standings"]]
+    assert len({line.rindex(" ") for line in rows}) == 1  # the points line up
+    assert standings[-1].as_bytes(policy=email.policy.SMTP)  # a mail that goes out as it is
 
 
 def test_a_game_lost_on_time_is_recorded_and_ends_the_league(client):

@@ -188,8 +188,9 @@ def test_a_crash_right_after_a_close_loses_no_standings_notice(store_url):
     seat = mine["seats"].index(ann["id"])
 
     def notes():
-        return [n["body"]["note"].split(": ")[1] for n in outbox.outbox_of(service).of_game(mine["game"])
-                if n["seat"] == seat and n["body"].get("note")]
+        return [f"Standings after round {n['body']['league']['round']}"
+                for n in outbox.outbox_of(service).of_game(mine["game"])
+                if n["seat"] == seat and n["reason"] == "standings"]
 
     held = list(dict.fromkeys(queue.held))
     queue.held.clear()

@@ -37,6 +37,10 @@ def parse_one(text: str) -> dict:
     words = text.split()
     if words and words[0].lower() == "play":
         words = words[1:]
+    elif len(words) >= 2 and words[0].upper() not in DECK:
+        # "ply W1": a word where the verb goes, not a card that is no card
+        raise MalformedMove(f"cannot read {text!r}: {words[0]!r} is no move here; the one move is 'play' "
+                            "('play CARD', or 'play CARD walls' for a Wizard naming the suit)", field="text")
     if not 1 <= len(words) <= 2:
         raise MalformedMove(f"cannot read {text!r}: write 'play CARD', or 'play CARD walls' for a card that names a suit",
                             field="text")

@@ -32,6 +32,7 @@
   var keys = [];           // per legal move: its picture keys (moves.js)
   var prefix = [];         // the keys clicked so far
   var chosen = null;       // index of the move chosen, or null
+  var confirming = false;  // resign chosen and Play pressed once: the next press resigns
   var pending = null;      // the move being sent: {body, key, words}; kept until answered
   var sending = false;
   var playedAt = 0;        // the version our own last move made
@@ -137,6 +138,7 @@
       var b = document.createElement("button");
       b.type = "button";
       b.className = "move" + (mv.type === "resign" ? " resign" : "");
+      if (mv.type === "resign") { li.className = "resign-item"; }  // apart from the moves, smaller
       b.dataset.index = i;
       var code = document.createElement("code");
       code.textContent = legal.text[i];
@@ -210,7 +212,15 @@
       buttons[i].setAttribute("aria-pressed", idx === chosen ? "true" : "false");
       buttons[i].disabled = sending;
     }
-    if (chosen !== null) {
+    var resigning = chosen !== null && legal.moves[chosen].type === "resign";
+    if (!resigning) { confirming = false; }
+    ui.play.textContent = resigning ? (confirming ? "Yes, resign" : "Resign…") : "Play";
+    if (resigning) {
+      // Resigning ends the game: asked twice, never sent by one Enter on the list
+      ui.chosen.textContent = confirming
+        ? "Resigning ends the game, and you lose it. Press \u201cYes, resign\u201d to resign, or Clear to play on."
+        : "Your move: resign (resign). Press \u201cResign\u2026\u201d and confirm to end the game.";
+    } else if (chosen !== null) {
       ui.chosen.textContent = "Your move: " + Moves.words(game, legal.moves[chosen], ctx) + " (" +
         legal.text[chosen] + "). Press Play to send it.";
     } else if (prefix.length) {
@@ -231,7 +241,9 @@
     chosen = i;
     prefix = keys[i].slice();
     update();
-    ui.play.focus();
+    // Play takes the focus, so Enter sends the move; not for a resignation, which
+    // is asked for again first (the focus stays on its button)
+    if (legal.moves[i].type !== "resign") { ui.play.focus(); }
   }
   function clear() { prefix = []; chosen = null; update(); }
 
@@ -341,6 +353,13 @@
   var WAITS = [500, 1000, 2000, 4000, 8000];  // between tries of one move whose answer was lost
   function send() {
     if (chosen === null || sending) { return; }
+    if (legal.moves[chosen].type === "resign" && !confirming) {
+      confirming = true;  // asked once more; Clear (now focused) plays on
+      update();
+      say("Resign? This ends the game and you lose it.");
+      ui.clear.focus();
+      return;
+    }
     var body = JSON.stringify({ move: legal.moves[chosen], expected_version: legal.version });
     if (!pending || pending.body !== body) {  // the same move again keeps its key
       pending = { body: body, key: newKey(), words: Moves.words(game, legal.moves[chosen], ctx) };

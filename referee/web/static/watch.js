@@ -68,13 +68,16 @@
     }
     return out.join(" ");
   }
+  function namesOf(summary) {
+    return summary.players.map(function (p, i) {
+      return typeof p === "string" ? p : (p.name || "seat " + i);
+    });
+  }
   function drawPlayers(summary, view) {
     var body = document.getElementById("players");
     body.textContent = "";
     status = summary.status;
-    var names = summary.players.map(function (p, i) {
-      return typeof p === "string" ? p : (p.name || "seat " + i);
-    });
+    var names = namesOf(summary);
     document.getElementById("heading").textContent = title + ": " + names.join(", ");
     var result = outcome(view.result, names, view.status === "aborted");
     // seats that left a game that plays on (house rule on_resign): the referee plays them
@@ -181,7 +184,9 @@
       drawPlayers(r[2], r[1]);
       drawNews();
       document.getElementById("seen-as").textContent = r[1].viewer === "seat"
-        ? "the view of seat " + r[1].seat : (r[1].viewer === "admin" ? "the organiser's view" : "spectator's view");
+        // the player's name, the seat's number beside it for whoever plays by numbers
+        ? (namesOf(r[2])[r[1].seat] || "seat " + r[1].seat) + "'s view (seat " + r[1].seat + ")"
+        : (r[1].viewer === "admin" ? "the organiser's view" : "spectator's view");
       var url = location.pathname + q() + location.hash;
       history.replaceState(null, "", url);
       markLog();
