@@ -151,18 +151,18 @@ def test_referee_games_lines_up_its_columns_for_league_game_ids(tmp_path, capsys
     """A league game's id is longer than a game's own: `referee games` still lines
     every column up under its heading."""
     from referee import cli
-    from referee.leagues import running
     from referee.players import accounts
     from referee.queue import InlineQueue
     from referee.store import open_store
     from referee.system import assemble
+    from tests.leaguetools import started
 
     url = f"sqlite:///{tmp_path}/r.db"
     store = open_store(url)
     service = assemble(store, InlineQueue())
     bots = [accounts.register(service, {"name": f"Bot{i}", "bot": "random"})["id"] for i in range(2)]
-    running.create(service, {"name": "L", "game": "king-of-danger", "options": {"target": 1},
-                             "format": "round-robin", "players": bots})
+    started(service, {"name": "L", "game": "king-of-danger", "options": {"target": 1},
+                      "format": "round-robin", "players": bots})
     service.create("king-of-danger", ["Ann", "Bob"], {})
     store.close()
     assert cli.main(["games", "--store", url]) == 0

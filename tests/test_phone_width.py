@@ -12,6 +12,7 @@ import pytest
 
 from tests import browser as kit
 from tests.helpers import Game
+from tests.leaguetools import new_league
 
 PHONE = 375
 TAP = 44  # pixels: the least a finger can take
@@ -39,9 +40,8 @@ def test_the_league_page_fits_a_phone(site, phone):
     url, client, app = site
     ps = [client.post("/v1/players", json={"name": n, "bot": "random"}).json
           for n in ("Ann", "Bob", "Cyrille-Alexandra", "Dee", "Eve", "Fay")]
-    league = client.post("/v1/leagues", json={"name": "Friday league", "game": "king-of-danger",
-                                              "options": {"target": 1}, "format": "round-robin",
-                                              "players": [p["id"] for p in ps]}).json
+    league = new_league(client, ps, name="Friday league", game="king-of-danger", options={"target": 1},
+                        format="round-robin")
     from referee.players.results import rate_game
     from referee.players.store import players_of
 

@@ -28,7 +28,6 @@ game and done here; engines implement the ``*_move``/``*_event`` hooks.
 
 from __future__ import annotations
 
-import copy
 import json
 import re
 from collections import Counter
@@ -43,6 +42,7 @@ from referee.errors import (  # noqa: F401 - engines import the refusals from he
     RefereeError,
 )
 from referee.events import Draft, Event
+from referee.games.copying import json_copy  # noqa: F401 - the engines' payload copy, named here for them
 from referee.games.leaving import last_one_in, resign_result
 
 # A viewer the rules show everything: the admin token, as the table lets it see
@@ -359,28 +359,6 @@ class Engine:
         if move.get("type") == "resign":
             return "resign"
         return self.format_move(move)
-
-
-def json_copy(value):
-    """A deep copy of a JSON value (dicts, lists and tuples of strings, numbers,
-    booleans and None), for a state that must never share a payload's lists with the
-    log: what copy.deepcopy gives such a value, several times faster (it has no
-    memo to keep, and a payload shares no list with itself: parsed from JSON it
-    cannot, and an engine's own replays as the parsed log does)."""
-    kind = type(value)
-    # (the leaves looked at in place: no call for each string and number)
-    if kind is dict:
-        return {k: v if type(v) in _LEAVES else json_copy(v) for k, v in value.items()}
-    if kind is list:
-        return [v if type(v) in _LEAVES else json_copy(v) for v in value]
-    if kind is tuple:
-        return tuple(v if type(v) in _LEAVES else json_copy(v) for v in value)
-    if kind in _LEAVES:
-        return value
-    return copy.deepcopy(value)  # anything else, as ever
-
-
-_LEAVES = frozenset((str, int, float, bool, type(None)))
 
 
 def with_move(drafts: list[Draft], move: dict) -> list[Draft]:
