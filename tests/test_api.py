@@ -67,7 +67,8 @@ def test_tokens_are_stored_only_as_hashes(client, service):
 def test_summary_after_the_deal(kod):
     s = kod.summary()
     assert set(s) == {"id", "game", "options", "status", "version", "to_act", "players", "scores",
-                      "result", "stacked", "deadline", "deadlines", "clock", "seed_commitment"}
+                      "result", "stacked", "deadline", "deadlines", "clock", "seed_commitment", "banks"}
+    assert s["banks"] == []  # under a bank clock only (docs/clock.md)
     assert s["status"] == "active" and s["version"] == 2 and s["to_act"] == [1]
     assert s["players"] == ["p0", "p1", "p2"] and s["scores"] == [0, 0, 0]
     assert s["stacked"] is True and s["result"] is None

@@ -21,9 +21,9 @@ KOD = "king-of-danger"
      "options.clock.move_seconds", None),
     # an unknown option: every option the game takes, its own and every game's
     ({"game": KOD, "players": ["Ann", "Bob"], "options": {"targte": 5}}, "options.targte",
-     "its options: clock, deck, first_dealer, follow_suit, seed, target, trackers"),
+     "its options: clock, deck, first_dealer, follow_suit, on_resign, seed, target, trackers"),
     ({"game": "kings-keys", "players": ["Ann", "Bob", "Cy"], "options": {"wild": True}}, "options.wild",
-     "its options: clock, deck, first_dealer, match, seed, wild_cards, wild_stands_for"),
+     "its options: clock, deck, first_dealer, match, on_resign, seed, wild_cards, wild_stands_for"),
     # an unknown key of the body: every key the body may have
     ({"game": KOD, "players": ["Ann", "Bob"], "organizer": {}}, "organizer",
      "the fields are game, options, organiser, players, rated, spectators"),

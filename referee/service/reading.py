@@ -106,12 +106,13 @@ class Reading:
         with self._lock(game_id):
             table = self.load(game_id, rec)
             evs = self.store.events(game_id, after=after, limit=limit)
-            if caller.seat is not None and any(ev.type == SEAT_REPLACED and ev.payload.get("seat") == caller.seat
-                                               for ev in evs):
+            if caller.seat is not None and caller.token_hash and any(
+                    ev.type == SEAT_REPLACED and ev.payload.get("seat") == caller.seat for ev in evs):
                 # The seat changed hands within what is read, maybe after this caller
                 # was authenticated: a replacement appends, then rewrites the record's
                 # tokens, holding this lock throughout, so the record read now says
                 # whether the token is still the seat's. The old holder sees nothing after.
+                # (The referee's own readers, a notice's composer, hold no token.)
                 if self.record(game_id).tokens.get(caller.token_hash) != caller.seat:
                     raise Unauthenticated("the token is not one of this game's")
         return {"version": table.seq,
