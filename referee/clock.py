@@ -93,7 +93,7 @@ def deadlines(table) -> list[dict]:
     """[{seat, deadline, overdue}] for every seat to act now (empty without a
     clock or while it is paused). ``overdue``: its timeout has fired and it is
     still to act (only ``remind`` leaves a seat so)."""
-    if table.clock is None or table.paused:
+    if table.clock is None or table.paused or table.held:
         return []
     return [{"seat": seat, "deadline": deadline(table.clock, table.since.get(seat)),
              "overdue": timed_out(table, seat)}
@@ -115,7 +115,7 @@ def timers(table) -> list[dict]:
     ``{at, kind, seat, started}`` (``started``: the version whose event started the
     seat's time, which names its reminder notice). Empty without a clock, while it
     is paused, while the referee has a step to take, or once the game is over."""
-    if table.clock is None or table.paused or table.due() is not None:
+    if table.clock is None or table.paused or table.held or table.due() is not None:
         return []
     out = []
     for seat in table.to_act():

@@ -16,6 +16,8 @@ wired here, never named by the service:
   records its result and pairs the next round;
 * receipts (referee/trust): the key ring kept in the store, handed to the
   service, which signs the receipt of every answer that appends;
+* votes, disputes and rulings (referee/disputes): their requests, held by the
+  service as ``service.disputes``; the table takes their events on itself;
 * players (referee/players): a seat given as ``{"player": ID}`` (an entry
   resolver), whether a token no seat of a game holds is a player's (then 403),
   the confirmation messages and open games' invitations the background sender
@@ -35,6 +37,7 @@ import functools
 
 from referee import bots, entries, table, timeouts
 from referee.config import Config
+from referee.disputes.acting import Disputes
 from referee.leagues import running as leagues
 from referee.mail import contacts, links, outbox, sending
 from referee.players import accounts, confirmation, following, invitation_mail
@@ -76,6 +79,7 @@ def assemble(store: Store, queue=None, players: bool = True, **options) -> GameS
     options.setdefault("receipts", Receipts(ring_of(store)))  # one key ring per service, in the store
     service = GameService(store, queue, **options)
     service.someones_token = functools.partial(accounts.is_players_token, service)
+    service.disputes = Disputes(service)
     service.followers.subscribe("notices", outbox.follow(service))
     service.followers.subscribe("leagues", leagues.follow(service))
     if players:

@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from referee import clock as clockmod
 from referee import entropy
 from referee import rng as rngmod
+from referee.disputes import ledger as ledgermod
+from referee.disputes.tabling import Ledgered, NeedsHistory, is_take_back  # noqa: F401 (the service's, the audit's)
 from referee.events import GENESIS, REFEREE, Draft, Event, chain, utcnow
 from referee.games import engine as engine_by_name
 from referee.games.base import (
@@ -40,8 +42,10 @@ SEAT_TIMED_OUT = "seat-timed-out"
 # an autoplayed seat to act gets its move; a seat out of time on ``forfeit`` loses.
 BOT_MOVE = "bot-move"
 FORFEIT = "forfeit"
-# Referee events that are no engine's business: the table takes them on itself.
+# Referee events that are no engine's business: the table takes them on itself
+# (and the votes', disputes' and rulings': referee/disputes/tabling.py).
 TABLE_EVENTS = ("clock-changed", SEAT_REPLACED, SEAT_TIMED_OUT)
+LEDGER_EVENTS, VOTE_END = frozenset(ledgermod.EVENTS), ledgermod.VOTE_END
 
 
 class Settling(RefereeError):
@@ -49,7 +53,7 @@ class Settling(RefereeError):
 
 
 @dataclass
-class Table(Seeing):
+class Table(Seeing, Ledgered):
     engine: Engine
     state: GameState
     seq: int
@@ -157,10 +161,11 @@ class Table(Seeing):
     def replay(cls, events: list[Event], owned: bool = False) -> Table:
         """The table after ``events``. ``owned``: the caller made these Event
         objects for this replay alone (parsed them, say) and keeps no other use
-        for them, so the engine may have them without a copy."""
+        for them, so the engine may have them without a copy (unless taken back)."""
         table = cls.from_created(events[0])
+        history = events if any(is_take_back(ev) for ev in events) else None
         for ev in events[1:]:
-            table.apply(ev, owned)
+            table.apply(ev, owned and history is None, history)
         return table
 
     # ---- questions -----------------------------------------------------------------
@@ -170,8 +175,8 @@ class Table(Seeing):
         return self.state.result is not None
 
     def due(self) -> str | None:
-        if self.state.result is not None:  # over
-            return None if self.seed_revealed else REVEAL_SEED
+        if self.ledger.decided or self.state.result is not None:  # a vote's end is owed first
+            return VOTE_END if self.ledger.decided else None if self.seed_revealed else REVEAL_SEED
         step = self.engine.due(self.state)
         if step is not None:
             return step
@@ -216,10 +221,13 @@ class Table(Seeing):
 
     # ---- changes -------------------------------------------------------------------
 
-    def apply(self, ev: Event, owned: bool = False) -> None:
+    def apply(self, ev: Event, owned: bool = False, history: list[Event] | None = None) -> None:
         """Apply an event already in the log (changes this table). The engine gets
         its own copy, so nothing it keeps can later change the logged event, unless
-        the caller hands it over (``owned``: nobody else will look at ``ev``)."""
+        the caller hands it over (``owned``: nobody else will look at ``ev``).
+        ``history``: the log a take-back goes back into (else ``NeedsHistory``)."""
+        if ev.type in LEDGER_EVENTS:
+            return self._ledger_event(ev, history)
         if ev.type in TABLE_EVENTS and ev.actor == REFEREE:  # the referee's own, no engine's business
             seat = ev.payload.get("seat")
             if ev.type == clockmod.CLOCK_CHANGED:
@@ -247,6 +255,7 @@ class Table(Seeing):
             self.seed_revealed = True
         self.seq, self.last_hash = ev.seq, ev.hash
         self._time(ev)
+        self._ended(ev.at)
 
     def played(self, events: list[Event]) -> None:
         """Record ``events``, a seat's move whose effect on the state the engine
@@ -255,9 +264,11 @@ class Table(Seeing):
         clock: a clock's reading after each event needs the state after each."""
         self._made(events[0].actor)
         self.seq, self.last_hash = events[-1].seq, events[-1].hash
+        self._ended(events[-1].at)
 
     def _made(self, seat: int) -> None:
         """A move of ``seat`` is in the log: a move a timeout left it owing is made."""
+        self._moved()  # (and a vote under way ends)
         if seat in self.owed:
             self.owed = {k: v for k, v in self.owed.items() if k != seat}
 
@@ -325,8 +336,8 @@ class Table(Seeing):
     def step_drafts(self, seed: str | None, salt_key: str | None = None) -> list[Draft]:
         """What the referee step now due would write ([] if none), unsealed."""
         step = self.due()
-        if step is None:
-            return []
+        if step is None or step == VOTE_END:
+            return [] if step is None else ledgermod.end_drafts(self)
         if step == REVEAL_SEED:
             if seed is None:
                 raise rngmod.SeedUnavailable("the seed is needed to reveal it")
@@ -413,7 +424,7 @@ def timeout_payload(table: Table, seat: int, at: str) -> dict:
     """What ``seat-timed-out`` for ``seat`` at ``at`` says: the seat, its deadline
     and what the clock does about it. Raises ``NotDue`` unless the seat is to act
     with a deadline passed by ``at`` and not yet timed out (the audit asks the same)."""
-    if table.clock is None or table.paused or table.due() is not None:
+    if table.clock is None or table.paused or table.held or table.due() is not None:
         raise NotDue("no clock is running")
     if seat not in table.to_act() or seat not in table.since or clockmod.timed_out(table, seat):
         raise NotDue(f"seat {seat} has no deadline running")

@@ -110,7 +110,9 @@ BODIES = {"createGame": {"game": "king-of-danger", "players": ["a", "b"]}, "subm
           "abortGame": {}, "setClock": {"paused": True}, "replaceSeat": {"name": "Cy"},
           "changeContact": {"email": None}, "changeSpectators": {"webhook": None},
           "receiveEmail": b"Subject: no game\r\n\r\nhello", "fillSeat": {"bot": "random"},
-          "joinGame": {}, "changeOrganiser": {"email": None}, "changeMe": {"email": None}}
+          "joinGame": {}, "changeOrganiser": {"email": None}, "changeMe": {"email": None},
+          "openVote": {"proposal": "draw"}, "answerVote": {"yes": True}, "openDispute": {"text": "why?"},
+          "rule": {"dispute": 2, "decision": {"kind": "dismiss"}, "text": "so"}}
 
 
 def test_the_security_of_each_operation_is_as_answered(client, spec):
@@ -126,7 +128,7 @@ def test_the_security_of_each_operation_is_as_answered(client, spec):
             continue
         needs = {"[]": "none", "[{'bearer': []}]": "token", "[{}, {'bearer': []}]": "either"}[str(op["security"])]
         game = over if needs == "either" else running
-        url = path.replace("{game_id}", game.id).replace("{seat}", "0").replace("{seq}", "1")
+        url = path.replace("{game_id}", game.id).replace("{seat}", "0").replace("{seq}", "1").replace("{vote}", "2")
         body = audit_body if op["operationId"] == "auditLog" else BODIES.get(op["operationId"])
         kw = ({"data": body, "content_type": "application/octet-stream"} if isinstance(body, bytes)
               else {"json": body} if body is not None else {})

@@ -113,7 +113,7 @@ def outcome(events: list[Event]) -> dict | None:
         if ev.type == "seat-replaced" and isinstance(ev.payload.get("seat"), int) \
                 and 0 <= ev.payload["seat"] < len(players):
             players[ev.payload["seat"]] = ev.payload.get("player")
-        table.apply(ev)
+        table.apply(ev, history=events)
         if ended is None and table.state.result is not None:
             ended = ev.at
     rated = created.get("rated", (created.get("options") or {}).get("rated", True))

@@ -23,8 +23,8 @@ SNAPSHOT_EVERY = 16
 # What a cached table holds: bumped when Table gains a field a replay would fill
 # in differently from its default (2: the clock's timers, bots and owed moves;
 # 3: the states' ``revealed``; 4: the seats' replacements, for naming who held a
-# seat when; 5: whether the game is one of players).
-TABLE_FORMAT = 5
+# seat when; 5: whether the game is one of players; 6: votes, disputes and rulings).
+TABLE_FORMAT = 6
 
 
 def deadlines(table: Table, seat: int | None) -> dict:
@@ -32,7 +32,7 @@ def deadlines(table: Table, seat: int | None) -> dict:
     seat asks, else the earliest (None without a clock or nobody to act)."""
     out = clockmod.deadlines(table)
     mine = [d["deadline"] for d in out if seat is None or d["seat"] == seat]
-    in_force = None if table.clock is None else {**table.clock, "paused": table.paused}
+    in_force = None if table.clock is None else {**table.clock, "paused": table.paused or table.held}
     return {"deadline": min(mine) if mine else None, "deadlines": out, "clock": in_force}
 
 

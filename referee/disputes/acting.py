@@ -1,0 +1,90 @@
+"""The requests of votes, disputes and rulings, made through the service's one
+way of appending (``GameService.write_proposal``): the caller checked here, the
+events decided by the table (referee/disputes/ledger.py), compare-and-set, each
+answer with its receipt.
+
+Every answer names the vote or dispute by what the log says of it: the seat's
+own words and the seats' answers, never a card (a ruling's or a vote's answer
+shows the events as the caller may see them, redacted like every other).
+"""
+
+from __future__ import annotations
+
+from referee.caller import Caller
+from referee.disputes import ledger as ledgermod
+from referee.errors import MalformedMove, NotYourSeat, Unauthenticated
+
+
+class Disputes:
+    """Votes, disputes and rulings of the games ``service`` keeps (made in
+    referee/system.py and held by the service as ``service.disputes``)."""
+
+    def __init__(self, service):
+        self.service = service
+
+    def _seat(self, caller: Caller, what: str) -> int:
+        if caller.viewer is None:
+            raise Unauthenticated(f"{what}: send Authorization: Bearer <a seat's token>")
+        if caller.seat is None:
+            raise NotYourSeat(f"{what} is a seat's: the admin token rules, it does not vote or dispute")
+        return caller.seat
+
+    def open_vote(self, game_id: str, caller: Caller, body) -> dict:
+        seat = self._seat(caller, "a vote")
+        answer = self.service.write_proposal(game_id, caller, lambda table, at, key: table.propose_seat(
+            seat, ledgermod.VOTE_OPENED, body, at, key))
+        vote_id = answer["events"][0]["seq"]
+        return {**answer, "vote": self.vote(game_id, vote_id)}
+
+    def answer_vote(self, game_id: str, caller: Caller, vote_id, body) -> dict:
+        seat = self._seat(caller, "an answer to a vote")
+        if not isinstance(body, dict):
+            raise MalformedMove("the body must be a JSON object", field="body")
+        asked = {**body, "vote": vote_id}
+        answer = self.service.write_proposal(game_id, caller, lambda table, at, key: table.propose_seat(
+            seat, ledgermod.VOTED, asked, at, key))
+        return {**answer, "vote": self.vote(game_id, vote_id)}
+
+    def vote(self, game_id: str, vote_id: int) -> dict:
+        """``{id, proposal, by, state, yes}``: ``state`` is ``open``, ``carried`` or
+        ``failed``, as the log says now."""
+        events = self.service.store.events(game_id, after=vote_id - 1)
+        opened = events[0].payload
+        out = {"id": vote_id, "proposal": opened["proposal"], "by": events[0].actor, "state": "open",
+               "yes": [events[0].actor]}
+        for ev in events[1:]:
+            p = ev.payload
+            if not isinstance(p, dict) or p.get("vote") != vote_id:
+                continue
+            if ev.type == ledgermod.VOTED and p.get("yes"):
+                out["yes"] = sorted({*out["yes"], ev.actor})
+            elif ev.type == ledgermod.VOTE_CARRIED:
+                out["state"] = "carried"
+            elif ev.type == ledgermod.VOTE_FAILED:
+                out["state"] = "failed"
+                out["reason"] = p.get("reason")
+        return out
+
+    def open_dispute(self, game_id: str, caller: Caller, body) -> dict:
+        seat = self._seat(caller, "a dispute")
+        answer = self.service.write_proposal(game_id, caller, lambda table, at, key: table.propose_seat(
+            seat, ledgermod.DISPUTE_OPENED, body, at, key), while_over=True)
+        p = answer["events"][0]["payload"]
+        dispute = {"id": p["dispute"], "seq": p["seq"], "text": p["text"], "by": p["by"], "status": "open"}
+        return {**answer, "dispute": dispute}
+
+    def rule(self, game_id: str, caller: Caller, body) -> dict:
+        ledgermod.check_admin(caller.viewer)
+        service = self.service
+
+        def propose(table, at, key):
+            history = None
+            decision = body.get("decision") if isinstance(body, dict) else None
+            if isinstance(decision, dict) and decision.get("kind") == "take-back":
+                history = service.store.events(game_id)  # the log the take-back goes back into
+            return table.propose_ruling(body, at, key, history=history)
+
+        answer = service.write_proposal(game_id, caller, propose, while_over=True)
+        p = answer["events"][0]["payload"]
+        return {**answer, "ruling": {"dispute": p["dispute"], "decision": p["decision"], "text": p["text"],
+                                     "seq": answer["events"][0]["seq"]}}
