@@ -13,7 +13,7 @@ from standardwebhooks.webhooks import Webhook
 from referee.mail import sending
 from tests.helpers import Game
 from tests.mailtools import HookReceiver
-from tests.test_text_for_posts import CODE, unsigned, values
+from tests.test_text_for_posts import CODE, values
 
 GAMES = [("king-of-danger", 3, {}), ("castle-danger", 2, {"variant": "hidden-danger", "turn_limit": 5}),
          ("king-of-the-castle", 3, {}), ("kings-keys", 3, {"wild_cards": True})]
