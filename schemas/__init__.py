@@ -235,6 +235,25 @@ class ViewArgs(Strict):
                         metadata={"description": "the position after event N"})
 
 
+class OpenVote(Schema):
+    id = fields.Integer(required=True, metadata={"description": "the seq of the event that opened it"})
+    proposal = fields.String(required=True, metadata={"enum": ["draw", "cancel", "pause", "resume"]})
+    by = fields.Integer(required=True)
+    yes = fields.List(fields.Integer(), required=True, metadata={"description": "the seats that said yes"})
+
+
+class DisputeShown(Schema):
+    id = fields.Integer(required=True, metadata={"description": "the seq of the event that opened it"})
+    seq = fields.Integer(required=True, allow_none=True, metadata={"description": "the event disputed "
+                                                                                  "(null: the game as a whole)"})
+    text = fields.String(required=True, metadata={"description": "the seat's own words"})
+    by = fields.Integer(required=True)
+    at = fields.String(required=True)
+    status = fields.String(required=True, metadata={"enum": ["open", "ruled"]})
+    ruling = fields.Dict(required=True, allow_none=True, metadata={
+        "description": "{seq, decision, text, at} once ruled (docs/disputes.md)"})
+
+
 class View(Schema):
     id = fields.String(required=True)
     version = fields.Integer(required=True)
@@ -253,6 +272,12 @@ class View(Schema):
     clock = fields.Nested(ClockInForce, required=True, allow_none=True, metadata={"description": CLOCK})
     deadlines = fields.List(fields.Nested(lambda: Deadline()), required=True, metadata={
         "description": "each seat to act and its deadline (empty without a clock)"})
+    vote = fields.Nested(OpenVote, required=True, allow_none=True, metadata={
+        "description": "the vote under way (null: none)"})
+    disputes = fields.List(fields.Nested(DisputeShown), required=True, metadata={
+        "description": "every dispute of the game, with its ruling once ruled"})
+    paused_by_vote = fields.Boolean(required=True, metadata={
+        "description": "a pause the seats voted holds the clocks"})
 
 
 class Legal(Schema):

@@ -24,6 +24,7 @@ import time
 from referee import narration
 from referee.appended import Appended
 from referee.caller import Caller
+from referee.disputes.ledger import DISPUTE_OPENED, RULED, VOTE_OPENED
 from referee.errors import Forbidden, MalformedMove
 from referee.events import Event, utcnow
 from referee.games.base import ADMIN
@@ -34,7 +35,9 @@ REASONS = ("start", "turn", "trick", "hand", "game-over", "reminder", "timeout",
            # answers to a mail (referee/mail/inbound.py)
            "applied", "refused", "show", "help",
            # to the organiser: a seat's notice could not be delivered (referee/mail/sending.py)
-           "undelivered")
+           "undelivered",
+           # a seat's dispute (to the organiser and the seats), a ruling, a vote to answer
+           "dispute", "ruling", "vote")
 # Events after which every seat hears what happened, its turn or not.
 TRICK_ENDS = ("trick-won", "trick-set-aside")
 HAND_ENDS = ("hand-scored", "hand-forfeited")
@@ -205,8 +208,16 @@ def sweep(service, game_id: str) -> list[str]:
         ended = {t for seq, t, _ in changes if seq > since}
         timed_out = [p for seq, t, p in changes if seq > since and p is not None]
         note = None
-        if over:
+        if over and not ended & {DISPUTE_OPENED, RULED}:
             reason = "game-over"
+        elif ended & {DISPUTE_OPENED}:  # the organiser rules; every seat reads the seat's words
+            reason = "dispute"
+            if seat == ORGANISER:
+                note = (f"Rule on it with POST /v1/games/{game_id}/rulings {{dispute, decision, text}} "
+                        "and the game's admin token: dismiss, take back, void, award or extend a "
+                        "seat's clock (docs/disputes.md).")
+        elif ended & {RULED}:
+            reason = "ruling"
         elif seat == ORGANISER:
             if not timed_out:
                 box.advance(game_id, seat, version)  # nothing for the organiser: read no further back
@@ -223,6 +234,10 @@ def sweep(service, game_id: str) -> list[str]:
                     }.get(next(p for p in timed_out if p.get("seat") == seat).get("on_timeout"))
         elif seat in summary["to_act"]:
             reason = "turn"
+        elif VOTE_OPENED in ended and seat >= 0:
+            reason = "vote"
+            note = (f"A vote is open (below, in the log): answer it with POST /v1/games/{game_id}/votes/ID "
+                    '{"yes": true} or {"yes": false} and your token; one no or the next move ends it.')
         elif since == 0:
             reason = "start"
         elif ended & set(HAND_ENDS):
