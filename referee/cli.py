@@ -8,6 +8,7 @@ import os
 import sys
 
 from referee.config import Config
+from referee.disputes import arbiter  # referee dispute EXPORT --seq N
 from referee.players import commands as rating_commands  # ratings --check / --catch-up
 from referee.trust import commands as trust_commands  # keys, verify-receipt: light, as the audit
 
@@ -402,6 +403,7 @@ def parser() -> argparse.ArgumentParser:
     sp.set_defaults(fn=cmd_games)
 
     rating_commands.add(sub, store_opts)  # referee ratings (referee/players/commands.py)
+    arbiter.add(sub)  # referee dispute (referee/disputes/arbiter.py)
     trust_commands.add(sub)  # referee keys list|rotate, referee verify-receipt (referee/trust/commands.py)
     return p
 
