@@ -226,3 +226,37 @@ def test_the_organiser_and_the_seats_hear_of_a_dispute_and_its_ruling(client, se
     sending.deliver_due(service)
     bob = smtp.inbox.to("bob@example.org")
     assert "Ann was to lead" in bob[-1].get_body(("plain",)).get_content()
+
+
+def test_the_game_page_shows_disputes_votes_and_rulings(client):
+    g = Game(client, "king-of-danger", ["Ann", "Bob"], {"seed": 11})
+    vote_id = client.post(f"/v1/games/{g.id}/votes", json={"proposal": "pause"}, headers=g.auth(0)).json["vote"]["id"]
+    d = dispute(g, 1, "Ann <b>peeked</b> at the deck").json["dispute"]
+    page = client.get(f"/games/{g.id}").get_data(as_text=True)
+    assert f"Vote {vote_id} under way: Ann proposes pause" in page
+    assert "Ann &lt;b&gt;peeked&lt;/b&gt; at the deck" in page and "<b>peeked" not in page
+    assert "open: the clocks stand still" in page
+    assert "Ann proposes to pause the clocks" in page  # the log in words
+    rule(g, "admin", d["id"], {"kind": "award", "winners": [1]}, "peeking loses the game")
+    page = client.get(f"/games/{g.id}").get_data(as_text=True)
+    assert "ruled at event" in page and "awarded to Bob" in page and "peeking loses the game" in page
+    assert "the organiser rules on dispute" in page
+
+
+def test_the_organiser_lists_the_open_disputes_of_their_games(client):
+    mine = Game(client, "king-of-danger", ["Ann", "Bob"], {"seed": 12})
+    other = Game(client, "king-of-danger", ["Cy", "Dee"], {"seed": 13})
+    d = dispute(mine, 0, "Bob looked at my cards").json["dispute"]
+    dispute(other, 1, "not this organiser's")
+    r = client.get("/v1/disputes", headers=mine.auth("admin"))
+    assert r.status_code == 200, r.json
+    assert [(x["game"], x["dispute"]["id"], x["dispute"]["text"]) for x in r.json["disputes"]] == \
+        [(mine.id, d["id"], "Bob looked at my cards")]
+    assert r.json["disputes"][0]["players"] == ["Ann", "Bob"]
+    rule(mine, "admin", d["id"], {"kind": "dismiss"})
+    assert client.get("/v1/disputes", headers=mine.auth("admin")).json["disputes"] == []
+    for who in (0, None):
+        r = client.get("/v1/disputes", headers=mine.auth(who))
+        assert r.status_code == 401 and r.content_type == "application/problem+json"
+    page = client.get("/organiser")
+    assert page.status_code == 200 and b"organiser.js" in page.data

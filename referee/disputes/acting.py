@@ -10,9 +10,17 @@ shows the events as the caller may see them, redacted like every other).
 
 from __future__ import annotations
 
-from referee.caller import Caller
+from referee.caller import Caller, token_hash
 from referee.disputes import ledger as ledgermod
 from referee.errors import MalformedMove, NotYourSeat, Unauthenticated
+from referee.games import engine as engine_by_name
+from referee.games.base import ADMIN
+
+# How many of the newest games the organiser's list looks through: it reads each
+# one's record to find those the token is the admin of (no index keeps them), so it
+# is for an organiser's look now and then, not for polling.
+ORGANISER_SCAN = 2000
+LEAGUE_MARK = "league"  # the key of a league game's private record naming its league
 
 
 class Disputes:
@@ -88,3 +96,25 @@ class Disputes:
         p = answer["events"][0]["payload"]
         return {**answer, "ruling": {"dispute": p["dispute"], "decision": p["decision"], "text": p["text"],
                                      "seq": answer["events"][0]["seq"]}}
+
+    def of_organiser(self, token: str | None) -> dict:
+        """The open disputes of every game whose admin token is ``token`` (a league's
+        admin token is every one of its games'), among the newest ``ORGANISER_SCAN``
+        games, newest first: ``{disputes: [{game, title, players, league, dispute}]}``."""
+        if not token:
+            raise Unauthenticated("send Authorization: Bearer <a game's or a league's admin token>")
+        wanted, found, out = token_hash(token), False, []
+        store = self.service.store
+        for row in store.games(limit=ORGANISER_SCAN):
+            rec = store.record(row["id"])
+            if rec is None or rec.tokens.get(wanted) != ADMIN:
+                continue
+            found = True
+            view = self.service.view(rec.id, Caller(ADMIN, wanted, rec))
+            for d in view["disputes"]:
+                if d["status"] == "open":
+                    out.append({"game": rec.id, "title": engine_by_name(rec.game).title, "players": rec.players,
+                                "league": rec.extra.get(LEAGUE_MARK), "status": view["status"], "dispute": d})
+        if not found:
+            raise Unauthenticated(f"no game among the newest {ORGANISER_SCAN} has this admin token")
+        return {"disputes": out}

@@ -4,18 +4,28 @@ explains them; /openapi.json describes them). Bodies are checked by the ledger
 
 from __future__ import annotations
 
-from flask import current_app
+from flask import Blueprint as FlaskBlueprint
+from flask import current_app, render_template
 from flask_smorest import Blueprint
 from marshmallow import INCLUDE, Schema, fields
 
 import schemas as s
 from referee.api import bodies
 from referee.api.openapi import TOKEN, refusals
-from referee.api.routes import caller, timed
+from referee.api.routes import bearer, caller, timed
 
 blp = Blueprint("disputes", __name__, url_prefix="/v1",
                 description="Votes of the seats, disputes and the organiser's rulings")
 blp.ARGUMENTS_PARSER = bodies.PARSER
+# The organiser's page (its script reads the token from the address's fragment)
+pages = FlaskBlueprint("dispute_pages", __name__, template_folder="templates", static_folder="static",
+                       static_url_path="/disputes-static")
+
+
+@pages.route("/organiser")
+def organiser_page():
+    return render_template("disputes/organiser.html")
+
 
 
 class Loose(Schema):
@@ -137,5 +147,31 @@ def rule(args, game_id):
     return disputes().rule(game_id, caller(game_id), args)
 
 
+class OrganisersDispute(Schema):
+    game = fields.String(required=True)
+    title = fields.String(required=True)
+    players = fields.List(fields.String(), required=True)
+    league = fields.String(allow_none=True, required=True, metadata={"description": "a league game's league"})
+    status = fields.String(required=True, metadata={"description": "the game's status"})
+    dispute = fields.Dict(required=True, metadata={"description": "{id, seq, text, by, at, status, ruling}, "
+                                                                  "as a view's `disputes` show it"})
+
+
+class OrganisersDisputes(Schema):
+    disputes = fields.List(fields.Nested(OrganisersDispute), required=True)
+
+
+@blp.route("/disputes", methods=["GET"])
+@blp.response(200, OrganisersDisputes)
+@blp.doc(operationId="getOrganisersDisputes", security=TOKEN)
+@refusals(blp, 401)
+@timed("disputes")
+def organisers_disputes():
+    """The open disputes of every game whose admin token this is (a league's admin
+    token: every game of the league), newest game first, among the newest 2000 games."""
+    return disputes().of_organiser(bearer())
+
+
 def install(app, api) -> None:
     api.register_blueprint(blp)
+    app.register_blueprint(pages)

@@ -44,5 +44,17 @@ def decision_words(decision) -> str:
         return "awarded to " + (f"seat {winners[0]}" if len(winners) == 1
                                 else "seats " + ", ".join(map(str, winners[:-1])) + f" and {winners[-1]}")
     if kind == "extend":
-        return f"seat {d.get('seat')} gets {d.get('seconds')} more seconds"
+        return f"seat {d.get('seat')} gets {_time(d.get('seconds'))} more on the clock"
     return str(kind)
+
+
+def _time(seconds) -> str:
+    """"1 hour", "90 seconds", "2 days 3 hours": the largest two units that are whole."""
+    if not isinstance(seconds, int) or isinstance(seconds, bool) or seconds < 1:
+        return f"{seconds} seconds"
+    parts = []
+    for unit, size in (("day", 86400), ("hour", 3600), ("minute", 60), ("second", 1)):
+        n, seconds = divmod(seconds, size)
+        if n:
+            parts.append(f"{n} {unit}{'' if n == 1 else 's'}")
+    return " ".join(parts[:2])

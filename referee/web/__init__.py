@@ -26,6 +26,8 @@ from referee.api import bodies
 from referee.api.openapi import TOKEN_OR_NONE, binary, refusals
 from referee.api.routes import caller, service
 from referee.caller import Caller
+from referee.disputes.ledger import EVENTS as LEDGER_EVENTS
+from referee.disputes.words import decision_words
 from referee.errors import NoSuchGame
 from referee.events import Event
 from referee.games import engine as engine_by_name
@@ -177,8 +179,12 @@ def game_page(game_id):
     lines = log_lines(game_id, spectator, 0, 1000)["lines"]
     who = pictures.names(summary["players"])
     result = pictures.outcome(view["result"], who, view["status"] == "aborted")
+    for d in view["disputes"]:  # a ruling in words, as the log tells it
+        if d["ruling"]:
+            d["ruling"] = {**d["ruling"], "words": narration.named(decision_words(d["ruling"]["decision"]), who)}
     return render_template("game.html", summary=summary, view=view, lines=lines, at=at, names=who,
-                           title=engine_by_name(summary["game"]).title, result=result)
+                           title=engine_by_name(summary["game"]).title, result=result,
+                           ledger_types=LEDGER_EVENTS)
 
 
 def _open_game_page(svc, game_id: str):

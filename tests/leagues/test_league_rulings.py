@@ -63,3 +63,13 @@ def test_a_void_in_a_league_game_places_its_seats_level_unrated(client):
     report = audited(client, league["id"])
     assert report["valid"], report
     assert report["standings"] == got["standings"]
+
+
+def test_the_leagues_admin_token_lists_the_open_disputes_of_its_games(client):
+    humans, league, game, tokens = _league_of_two(client)
+    r = client.post(f"/v1/games/{game['game']}/disputes", json={"text": "a card fell face up"},
+                    headers=auth(tokens[game["seats"][0]]))
+    assert r.status_code == 201, r.json
+    got = client.get("/v1/disputes", headers=auth(league["admin_token"])).json["disputes"]
+    assert [(d["game"], d["league"], d["dispute"]["text"]) for d in got] == \
+        [(game["game"], league["id"], "a card fell face up")]
