@@ -134,11 +134,15 @@ def _replay(events: list[Event], seed: str | None, salt_key: str | None = None) 
     i = 1
     while i < len(events):
         ev = events[i]
-        if ev.type in ledgermod.EVENTS and ev.actor != REFEREE and ev.type not in ledgermod.SEAT_EVENTS:
-            raise Divergence(ev.seq, "forged-ruling" if ev.type == ledgermod.RULED else "diverges",
-                             f"event {ev.seq} ({ev.type}) is written as {ev.actor!r}: only the referee "
-                             "writes it" + (", on the admin's word" if ev.type == ledgermod.RULED else ""))
-        if ev.type in ledgermod.SEAT_EVENTS and isinstance(ev.actor, int) and not isinstance(ev.actor, bool):
+        seats_act = False  # a vote, an answer or a dispute: a seat's, but no move of the game
+        if ev.type in ledgermod.EVENTS:
+            if ev.type in ledgermod.SEAT_EVENTS:
+                seats_act = isinstance(ev.actor, int) and not isinstance(ev.actor, bool)
+            elif ev.actor != REFEREE:
+                raise Divergence(ev.seq, "forged-ruling" if ev.type == ledgermod.RULED else "diverges",
+                                 f"event {ev.seq} ({ev.type}) is written as {ev.actor!r}: only the referee "
+                                 "writes it" + (", on the admin's word" if ev.type == ledgermod.RULED else ""))
+        if seats_act:
             try:
                 derived = ledgermod.seat_drafts(table, ev.actor, ev.type, _asked(ev), ev.at)
             except RefereeError as err:

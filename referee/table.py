@@ -45,7 +45,7 @@ FORFEIT = "forfeit"
 # Referee events that are no engine's business: the table takes them on itself
 # (and the votes', disputes' and rulings': referee/disputes/tabling.py).
 TABLE_EVENTS = ("clock-changed", SEAT_REPLACED, SEAT_TIMED_OUT)
-LEDGER_EVENTS, VOTE_END = frozenset(ledgermod.EVENTS), ledgermod.VOTE_END
+LEDGER_EVENTS, VOTE_END = ledgermod.EVENTS, ledgermod.VOTE_END
 
 
 class Settling(RefereeError):
