@@ -260,3 +260,26 @@ def test_the_organiser_lists_the_open_disputes_of_their_games(client):
         assert r.status_code == 401 and r.content_type == "application/problem+json"
     page = client.get("/organiser")
     assert page.status_code == 200 and b"organiser.js" in page.data
+
+
+def test_no_seat_times_out_while_a_dispute_is_open(client, service):
+    from referee import timeouts
+    from tests.test_timeouts import T0, at
+
+    with freeze_time(T0):
+        g = Game(client, "king-of-danger", 2, {"seed": 14, "clock": {"move_seconds": 3600, "on_timeout": "forfeit"}})
+        seat = g.summary()["to_act"][0]
+        d = dispute(g, 1 - seat).json["dispute"]
+    with freeze_time(at(7200)):
+        timeouts.tick(service, g.id)
+    assert g.summary()["status"] == "active"  # two hours past the deadline: the clocks stood still
+    with freeze_time(at(7200)):
+        assert rule(g, "admin", d["id"], {"kind": "dismiss"}).status_code == 201
+    with freeze_time(at(7200 + 3599)):
+        timeouts.tick(service, g.id)
+    assert g.summary()["status"] == "active"  # a full hour from the ruling
+    with freeze_time(at(7200 + 3601)):
+        timeouts.tick(service, g.id)
+    s = g.summary()
+    assert s["status"] == "finished" and s["result"]["winners"] == [1 - seat]
+    valid(g)
