@@ -129,7 +129,8 @@ def _replay(events: list[Event], seed: str | None, salt_key: str | None = None) 
     # A log with a take-back replays part of itself again (the position it goes
     # back to, re-derived from the events already checked): it keeps its events,
     # and the engine gets copies of them.
-    history = list(events) if any(is_take_back(ev) for ev in events) else None
+    history = list(events) if any(ev.type == ledgermod.RULED for ev in events) and any(
+        is_take_back(ev) for ev in events) else None
     owned = history is None
     i = 1
     while i < len(events):

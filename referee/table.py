@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from referee import clock as clockmod
 from referee import entropy
 from referee import rng as rngmod
-from referee.disputes import ledger as ledgermod
+from referee.disputes.ledger import LEDGER_EVENTS, VOTE_END, end_drafts
 from referee.disputes.tabling import Ledgered, NeedsHistory, is_take_back  # noqa: F401 (the service's, the audit's)
 from referee.events import GENESIS, REFEREE, Draft, Event, chain, utcnow
 from referee.games import engine as engine_by_name
@@ -45,7 +45,6 @@ FORFEIT = "forfeit"
 # Referee events that are no engine's business: the table takes them on itself
 # (and the votes', disputes' and rulings': referee/disputes/tabling.py).
 TABLE_EVENTS = ("clock-changed", SEAT_REPLACED, SEAT_TIMED_OUT)
-LEDGER_EVENTS, VOTE_END = ledgermod.EVENTS, ledgermod.VOTE_END
 
 
 class Settling(RefereeError):
@@ -175,8 +174,10 @@ class Table(Seeing, Ledgered):
         return self.state.result is not None
 
     def due(self) -> str | None:
-        if self.ledger.decided or self.state.result is not None:  # a vote's end is owed first
-            return VOTE_END if self.ledger.decided else None if self.seed_revealed else REVEAL_SEED
+        if self.ledger.vote is not None and self.ledger.decided:  # a vote's end is owed first
+            return VOTE_END
+        if self.state.result is not None:  # over
+            return None if self.seed_revealed else REVEAL_SEED
         step = self.engine.due(self.state)
         if step is not None:
             return step
@@ -224,8 +225,7 @@ class Table(Seeing, Ledgered):
     def apply(self, ev: Event, owned: bool = False, history: list[Event] | None = None) -> None:
         """Apply an event already in the log (changes this table). The engine gets
         its own copy, so nothing it keeps can later change the logged event, unless
-        the caller hands it over (``owned``: nobody else will look at ``ev``).
-        ``history``: the log a take-back goes back into (else ``NeedsHistory``)."""
+        the caller hands it over (``owned``: nobody else will look at ``ev``); ``history``: the log a take-back needs."""
         if ev.type in LEDGER_EVENTS:
             return self._ledger_event(ev, history)
         if ev.type in TABLE_EVENTS and ev.actor == REFEREE:  # the referee's own, no engine's business
@@ -255,7 +255,8 @@ class Table(Seeing, Ledgered):
             self.seed_revealed = True
         self.seq, self.last_hash = ev.seq, ev.hash
         self._time(ev)
-        self._ended(ev.at)
+        if self.state.result is not None:
+            self._ended(ev.at)
 
     def played(self, events: list[Event]) -> None:
         """Record ``events``, a seat's move whose effect on the state the engine
@@ -264,11 +265,11 @@ class Table(Seeing, Ledgered):
         clock: a clock's reading after each event needs the state after each."""
         self._made(events[0].actor)
         self.seq, self.last_hash = events[-1].seq, events[-1].hash
-        self._ended(events[-1].at)
 
     def _made(self, seat: int) -> None:
         """A move of ``seat`` is in the log: a move a timeout left it owing is made."""
-        self._moved()  # (and a vote under way ends)
+        if self.ledger.vote is not None:  # a vote under way ends with it
+            self._moved()
         if seat in self.owed:
             self.owed = {k: v for k, v in self.owed.items() if k != seat}
 
@@ -337,7 +338,7 @@ class Table(Seeing, Ledgered):
         """What the referee step now due would write ([] if none), unsealed."""
         step = self.due()
         if step is None or step == VOTE_END:
-            return [] if step is None else ledgermod.end_drafts(self)
+            return [] if step is None else end_drafts(self)
         if step == REVEAL_SEED:
             if seed is None:
                 raise rngmod.SeedUnavailable("the seed is needed to reveal it")

@@ -29,7 +29,7 @@ SEAT_EVENTS = (VOTE_OPENED, VOTED, DISPUTE_OPENED)
 # Written as the referee: a vote's end follows from the seats' answers or a move;
 # a ruling is the admin's word.
 REFEREE_EVENTS = (VOTE_CARRIED, VOTE_FAILED, RULED)
-EVENTS = frozenset(SEAT_EVENTS + REFEREE_EVENTS)
+EVENTS = LEDGER_EVENTS = frozenset(SEAT_EVENTS + REFEREE_EVENTS)
 # The referee step a vote's end is: owed once the answers (or the next move) decide it.
 VOTE_END = "end-vote"
 
