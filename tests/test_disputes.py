@@ -283,3 +283,15 @@ def test_no_seat_times_out_while_a_dispute_is_open(client, service):
     s = g.summary()
     assert s["status"] == "finished" and s["result"]["winners"] == [1 - seat]
     valid(g)
+
+
+def test_disputes_and_votes_are_rate_limited_per_token(client, monkeypatch):
+    monkeypatch.setenv("REFEREE_DISPUTE_RATE", "3/hour")
+    g = Game(client, "king-of-danger", 2, {"seed": 15})
+    for _ in range(3):
+        assert dispute(g, 0).status_code == 201
+    version = g.summary()["version"]
+    r = dispute(g, 0)
+    assert r.status_code == 429 and r.json["code"] == "too-many-requests" and "Retry-After" in r.headers
+    assert g.summary()["version"] == version
+    assert dispute(g, 1).status_code == 201  # another seat's token has its own count
