@@ -76,3 +76,22 @@ def test_a_take_back_returns_to_the_position_and_play_goes_on_to_an_audited_end(
     assert report["valid"], report
     assert report["seed"] == "verified"
     assert report["result"]["winners"] == end["result"]["winners"]
+
+
+def test_a_log_that_plays_on_as_if_the_take_back_were_not_fails_the_audit(client):
+    from tests.test_audit import reseal
+
+    g = Game(client, "king-of-danger", 2, {"seed": "forged-take-back"})
+    rnd = random.Random(4)
+    moves(g, rnd, 1)
+    to = g.summary()["version"]
+    moves(g, rnd, 3)
+    d = g.client.post(f"/v1/games/{g.id}/disputes", json={"text": "misplay"}, headers=g.auth(0)).json["dispute"]
+    ruled = g.client.post(f"/v1/games/{g.id}/rulings", json={"dispute": d["id"], "decision": {
+        "kind": "take-back", "to": to}, "text": "back"}, headers=g.auth("admin")).json["ruling"]["seq"]
+    moves(g, rnd, 3)
+    assert audit(g.export())["valid"]
+    lines = [json.loads(line) for line in g.export().splitlines()]
+    lines[ruled - 1]["payload"]["decision"] = {"kind": "dismiss"}  # the position never went back
+    report = audit(reseal(lines))
+    assert not report["valid"] and report["first_error"]["seq"] > ruled, report
