@@ -154,3 +154,20 @@ def test_one_vote_at_a_time_and_answers_are_each_seats_once(client):
     r = answer(g, "admin", vote_id, True)
     assert r.status_code == 403
     assert g.summary()["version"] == vote_id
+
+
+def test_a_seat_not_to_act_is_told_of_a_vote_to_answer(client, service, smtp):
+    from referee.mail import sending
+
+    emails = ["ann@example.org", "bob@example.org", "cy@example.org"]
+    g = Game(client, "kings-keys", [{"name": n, "email": e} for n, e in zip(["Ann", "Bob", "Cy"], emails, strict=True)],
+             {"seed": 14})
+    sending.deliver_due(service)
+    seat = g.summary()["to_act"][0]
+    other = (seat + 1) % 3
+    vote_id = vote(g, seat, "draw").json["vote"]["id"]
+    sending.deliver_due(service)
+    told = smtp.inbox.to(emails[other])[-1]
+    assert "a vote to answer" in told["Subject"]
+    text = told.get_body(("plain",)).get_content()
+    assert f"/v1/games/{g.id}/votes/{vote_id}" in text and "proposes a draw" in text

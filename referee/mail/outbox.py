@@ -236,7 +236,8 @@ def sweep(service, game_id: str) -> list[str]:
             reason = "turn"
         elif VOTE_OPENED in ended and seat >= 0:
             reason = "vote"
-            note = (f"A vote is open (below, in the log): answer it with POST /v1/games/{game_id}/votes/ID "
+            vote = max(seq for seq, t, _ in changes if t == VOTE_OPENED and seq > since)
+            note = (f"Answer vote {vote} (below, in the log) with POST /v1/games/{game_id}/votes/{vote} "
                     '{"yes": true} or {"yes": false} and your token; one no or the next move ends it.')
         elif since == 0:
             reason = "start"
