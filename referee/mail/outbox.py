@@ -208,15 +208,18 @@ def sweep(service, game_id: str) -> list[str]:
         ended = {t for seq, t, _ in changes if seq > since}
         timed_out = [p for seq, t, p in changes if seq > since and p is not None]
         note = None
-        if over and not ended & {DISPUTE_OPENED, RULED}:
+        disputed = ended & {DISPUTE_OPENED, RULED}
+        if over and not disputed:
             reason = "game-over"
-        elif ended & {DISPUTE_OPENED}:  # the organiser rules; every seat reads the seat's words
+        elif disputed and seat == SPECTATORS:
+            reason = "turn"  # onlookers hear of every change, a dispute's as any other
+        elif DISPUTE_OPENED in disputed:  # the organiser rules; every seat reads the seat's words
             reason = "dispute"
             if seat == ORGANISER:
                 note = (f"Rule on it with POST /v1/games/{game_id}/rulings {{dispute, decision, text}} "
                         "and the game's admin token: dismiss, take back, void, award or extend a "
                         "seat's clock (docs/disputes.md).")
-        elif ended & {RULED}:
+        elif disputed:
             reason = "ruling"
         elif seat == ORGANISER:
             if not timed_out:

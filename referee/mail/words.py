@@ -44,7 +44,7 @@ TO_AN_ONLOOKER = {
     "timeout": ("a seat ran out of time", "A seat ran out of time."),
     "undelivered": ("a notice could not be delivered", "A notice could not be delivered."),
     "dispute": ("a dispute to rule on", "A player disputes the game: the clocks stand still until it is ruled."),
-    "ruling": ("a ruling", "The organiser has ruled on a dispute."),
+    "ruling": ("your ruling", "You have ruled on a dispute."),
 }
 
 
