@@ -20,7 +20,8 @@ from referee.games.base import ADMIN
 # one's record to find those the token is the admin of (no index keeps them), so it
 # is for an organiser's look now and then, not for polling.
 ORGANISER_SCAN = 2000
-LEAGUE_MARK = "league"  # the key of a league game's private record naming its league
+LEAGUE_MARK = "league"
+VOTE_WINDOW = 200  # events read to tell a vote's state  # the key of a league game's private record naming its league
 
 
 class Disputes:
@@ -56,7 +57,9 @@ class Disputes:
     def vote(self, game_id: str, vote_id: int) -> dict:
         """``{id, proposal, by, state, yes}``: ``state`` is ``open``, ``carried`` or
         ``failed``, as the log says now."""
-        events = self.service.store.events(game_id, after=vote_id - 1)
+        # a vote ends a few events after it opens (each seat's answer, then its end;
+        # a move ends it at once): its window of the log is enough
+        events = self.service.store.events(game_id, after=vote_id - 1, limit=VOTE_WINDOW)
         opened = events[0].payload
         out = {"id": vote_id, "proposal": opened["proposal"], "by": events[0].actor, "state": "open",
                "yes": [events[0].actor]}
