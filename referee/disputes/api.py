@@ -18,8 +18,7 @@ blp = Blueprint("disputes", __name__, url_prefix="/v1",
                 description="Votes of the seats, disputes and the organiser's rulings")
 blp.ARGUMENTS_PARSER = bodies.PARSER
 # The organiser's page (its script reads the token from the address's fragment)
-pages = FlaskBlueprint("dispute_pages", __name__, template_folder="templates", static_folder="static",
-                       static_url_path="/disputes-static")
+pages = FlaskBlueprint("dispute_pages", __name__, template_folder="templates")
 
 
 @pages.route("/organiser")
