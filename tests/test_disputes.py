@@ -295,3 +295,13 @@ def test_disputes_and_votes_are_rate_limited_per_token(client, monkeypatch):
     assert r.status_code == 429 and r.json["code"] == "too-many-requests" and "Retry-After" in r.headers
     assert g.summary()["version"] == version
     assert dispute(g, 1).status_code == 201  # another seat's token has its own count
+
+
+def test_an_extension_is_for_a_seat_on_the_clock(client):
+    g = Game(client, "king-of-danger", 2, {"seed": 16, "clock": CLOCK})
+    waiting = 1 - g.summary()["to_act"][0]
+    d = dispute(g, waiting).json["dispute"]
+    version = g.summary()["version"]
+    r = rule(g, "admin", d["id"], {"kind": "extend", "seat": waiting, "seconds": 60})
+    assert r.status_code == 400 and r.json["field"] == "decision.seat", r.json
+    assert g.summary()["version"] == version

@@ -258,6 +258,8 @@ def ruling_drafts(table, body) -> list[Draft]:
             raise MalformedMove(f"decision.seconds is 1 to {MAX_EXTEND}", field="decision.seconds")
         if table.clock is None:
             raise MalformedMove("this game has no clock to extend", field="decision.kind")
+        if seat not in table.to_act():  # only a seat on the clock has time to be given
+            raise MalformedMove(f"seat {seat} is not to act now: its clock is not running", field="decision.seat")
         out = {"kind": kind, "seat": seat, "seconds": seconds}
     else:
         out = {"kind": kind}
