@@ -183,7 +183,7 @@ def _replay(events: list[Event], seed: str | None, salt_key: str | None = None) 
             if ev.type == ledgermod.RULED:  # the admin's word, see NOT_STEPS
                 p = ev.payload if isinstance(ev.payload, dict) else {}
                 try:
-                    derived = ledgermod.ruling_drafts(table, _ruling_asked(ev))
+                    derived = ledgermod.ruling_drafts(table, _ruling_asked(ev), history)
                 except RefereeError as err:
                     raise Divergence(ev.seq, "forged-ruling", f"event {ev.seq} is a ruling the admin could "
                                      f"not have given: {err.detail}") from None

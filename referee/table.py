@@ -162,9 +162,10 @@ class Table(Seeing, Ledgered):
         objects for this replay alone (parsed them, say) and keeps no other use
         for them, so the engine may have them without a copy (unless taken back)."""
         table = cls.from_created(events[0])
-        history = events if any(is_take_back(ev) for ev in events) else None
+        if any(is_take_back(ev) for ev in events):
+            return table.replayed_with_take_backs(events)
         for ev in events[1:]:
-            table.apply(ev, owned and history is None, history)
+            table.apply(ev, owned)
         return table
 
     # ---- questions -----------------------------------------------------------------
@@ -268,8 +269,7 @@ class Table(Seeing, Ledgered):
 
     def _made(self, seat: int) -> None:
         """A move of ``seat`` is in the log: a move a timeout left it owing is made."""
-        if self.ledger.vote is not None:  # a vote under way ends with it
-            self._moved()
+        self._moved()  # (a vote under way ends with it)
         if seat in self.owed:
             self.owed = {k: v for k, v in self.owed.items() if k != seat}
 

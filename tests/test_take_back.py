@@ -95,3 +95,64 @@ def test_a_log_that_plays_on_as_if_the_take_back_were_not_fails_the_audit(client
     lines[ruled - 1]["payload"]["decision"] = {"kind": "dismiss"}  # the position never went back
     report = audit(reseal(lines))
     assert not report["valid"] and report["first_error"]["seq"] > ruled, report
+
+
+@pytest.mark.parametrize("game,players,options", GAMES)
+def test_random_games_with_votes_disputes_and_take_backs_audit_at_every_moment(client, game, players, options):
+    g = Game(client, game, players, {"seed": f"random-rulings-{game}", **options})
+    rnd = random.Random(f"rulings-{game}")
+    last_ruling = 0
+    checked = 0
+
+    def meddle(game_: Game):
+        nonlocal last_ruling, checked
+        s = game_.summary()
+        if s["status"] != "active" or rnd.random() > 0.15:
+            return
+        seat = rnd.randrange(players)
+        if rnd.random() < 0.5:
+            r = game_.client.post(f"/v1/games/{game_.id}/votes", json={"proposal": "pause"},
+                                  headers=game_.auth(seat))
+            assert r.status_code in (201, 400, 409), r.json
+        r = game_.client.post(f"/v1/games/{game_.id}/disputes", json={"text": "look again"}, headers=game_.auth(seat))
+        assert r.status_code == 201, r.json
+        version = r.json["dispute"]["id"]
+        low = max(last_ruling, 1)
+        to = rnd.randrange(low, version) if version - low > 1 and rnd.random() < 0.6 else None
+        decision = {"kind": "take-back", "to": to} if to else {"kind": "dismiss"}
+        r = game_.client.post(f"/v1/games/{game_.id}/rulings", json={
+            "dispute": version, "decision": decision, "text": "so"}, headers=game_.auth("admin"))
+        if r.status_code == 400 and r.json["field"] == "decision.to":  # the middle of a move: not a position
+            assert "in the middle of" in r.json["detail"], r.json
+            r = game_.client.post(f"/v1/games/{game_.id}/rulings", json={
+                "dispute": version, "decision": {"kind": "dismiss"}, "text": "so"}, headers=game_.auth("admin"))
+        assert r.status_code == 201, r.json
+        last_ruling = r.json["ruling"]["seq"]
+        report = audit(game_.export())  # a running game's export audits at any moment
+        assert report["valid"], report
+        checked += 1
+
+    g.play_random(rnd, on_step=meddle)
+    assert checked >= 2
+    report = audit(g.export())
+    assert report["valid"] and report["seed"] == "verified", report
+
+
+def test_a_take_back_into_the_middle_of_a_move_is_refused(client):
+    g = Game(client, "king-of-danger", 2, {"seed": "middle"})
+    rnd = random.Random(5)
+    events = []
+    while not any(e["type"] == "trick-won" and isinstance(e["actor"], int) for e in events):
+        moves(g, rnd, 1)
+        events = g.get("/events", "admin", limit=1000).json["events"]
+    won = next(e for e in events if e["type"] == "trick-won" and isinstance(e["actor"], int))
+    d = g.client.post(f"/v1/games/{g.id}/disputes", json={"text": "x"}, headers=g.auth(0)).json["dispute"]
+    version = g.summary()["version"]
+    r = g.client.post(f"/v1/games/{g.id}/rulings", json={"dispute": d["id"], "decision": {
+        "kind": "take-back", "to": won["seq"] - 1}, "text": "back"}, headers=g.auth("admin"))
+    assert r.status_code == 400 and r.json["field"] == "decision.to", r.json
+    assert g.summary()["version"] == version
+    r = g.client.post(f"/v1/games/{g.id}/rulings", json={"dispute": d["id"], "decision": {
+        "kind": "take-back", "to": won["seq"]}, "text": "back"}, headers=g.auth("admin"))
+    assert r.status_code == 201, r.json
+    assert audit(g.export())["valid"]

@@ -208,9 +208,10 @@ def _later(at: str, delta: timedelta) -> str:
 # ---- what a ruling writes -----------------------------------------------------------
 
 
-def ruling_drafts(table, body) -> list[Draft]:
+def ruling_drafts(table, body, history: list | None = None) -> list[Draft]:
     """The ``ruled`` event the admin's ruling ``body`` writes now (checked against
-    the table, whose ``seq`` is the game's version), or the refusal naming the field."""
+    the table, whose ``seq`` is the game's version, and for a take-back the log so
+    far, ``history``), or the refusal naming the field."""
     version = table.seq
     body = _only(body, {"dispute", "decision", "text"})
     wanted = body.get("dispute")
@@ -242,6 +243,11 @@ def ruling_drafts(table, body) -> list[Draft]:
         if not _whole(to) or not low <= to < version:
             raise MalformedMove(f"decision.to is an event from {low} (the last ruling, or the start) "
                                 f"to {version - 1}, before the game's version {version}", field="decision.to")
+        if history is None or len(history) < version:
+            raise MalformedMove("a take-back needs the log", field="decision.to")
+        if within_one_append(history[to - 1], history[to]):
+            raise MalformedMove(f"decision.to: event {to} is in the middle of a move or a referee step (event "
+                                f"{to + 1} belongs to it): take back to the end of one", field="decision.to")
         out = {"kind": kind, "to": to}
     elif kind == "award":
         winners = decision.get("winners")
@@ -264,6 +270,14 @@ def ruling_drafts(table, body) -> list[Draft]:
     else:
         out = {"kind": kind}
     return [Draft(RULED, {"dispute": wanted, "decision": out, "text": text, "by": "admin"})]
+
+
+def within_one_append(ev, after) -> bool:
+    """Whether ``after`` (the event right after ``ev``) was written by the same move
+    or referee step: the same actor at the same moment (one append's events share
+    their ``at``), and not the start of a seat's next move (which records its move)."""
+    return (after.actor == ev.actor and after.at == ev.at
+            and not (isinstance(after.payload, dict) and "move" in after.payload))
 
 
 def check_admin(viewer) -> None:

@@ -89,11 +89,26 @@ class Ledgered:
         if self.state.result is not None and self.ledger.ended_at is None:
             self.ledger = replace(self.ledger, ended_at=at)
 
-    def _take_back(self, to: int, history: list[Event]) -> None:
+    def replayed_with_take_backs(self, events: list[Event]):
+        """This table (just created from ``events[0]``) after the rest of ``events``,
+        a log with take-backs: in one pass, keeping a copy of the position after
+        each event a take-back goes back to, so that no take-back replays the log
+        before it again (whose own take-backs would each replay theirs...)."""
+        targets = {ev.payload["decision"]["to"] for ev in events if is_take_back(ev)}
+        kept: dict = {}  # seq -> the table after that event
+        for ev in events[1:]:
+            self.apply(ev, False, kept)
+            if ev.seq in targets:
+                kept[ev.seq] = self._forked()
+        return self
+
+    def _take_back(self, to: int, history) -> None:
         """The game as it was after event ``to``: its position, what the referee
         owed, who had timed out; the log, the seats' holders, the clock and the
-        ledger stay as they are now."""
-        back = type(self).replay(history[:to])
+        ledger stay as they are now. ``history``: the log before (a list), or the
+        positions kept by a replay in one pass (a dict: seq -> table)."""
+        back = history[to] if isinstance(history, dict) else type(self).replay(history[:to])
+        back = back._forked()  # (a kept position may be gone back to again)
         self.state = back.state
         self.owed, self.timed_out, self.aborted = back.owed, back.timed_out, back.aborted
 
@@ -108,7 +123,7 @@ class Ledgered:
                        history: list[Event] | None = None) -> tuple[list[Event], Ledgered]:
         """The admin's ruling as the referee's ``ruled`` event (``history``: the
         log so far, which a take-back replays)."""
-        drafts = ledgermod.ruling_drafts(self, body)
+        drafts = ledgermod.ruling_drafts(self, body, history)
         at = at or utcnow()
         fork = self._forked()
         ev = chain(drafts, REFEREE, fork.seq + 1, fork.last_hash, at, salt_key)[0]
