@@ -27,6 +27,7 @@ import json
 
 from referee import entropy
 from referee import rng as rngmod
+from referee.disputes import ledger as ledgermod
 from referee.events import REFEREE, Event, Salts
 from referee.games import engine as engine_by_name
 from referee.games.base import RefereeError
@@ -38,13 +39,13 @@ from referee.log_lines import (
     read_lines,
     written_as,
 )
-from referee.table import BOT_MOVE, SEAT_TIMED_OUT, Table, bot_kinds
+from referee.table import BOT_MOVE, SEAT_TIMED_OUT, Table, bot_kinds, is_take_back
 from referee.weekends import SEAT_CALENDAR
 
 # Referee events that are no step of the game's rules (written on an admin's or a
 # clock's say, not because the engine owed them): never part of a random step
 # taken as logged. Each is checked by a branch of its own in ``_replay``.
-NOT_STEPS = {"game-aborted", "clock-changed", "seat-replaced", SEAT_TIMED_OUT, SEAT_CALENDAR}
+NOT_STEPS = {"game-aborted", "clock-changed", "seat-replaced", SEAT_TIMED_OUT, SEAT_CALENDAR, ledgermod.RULED}
 
 
 def _same(derived: list, actor, logged: list[Event], seq: int, what) -> None:
@@ -68,7 +69,22 @@ def _same(derived: list, actor, logged: list[Event], seq: int, what) -> None:
 
 _NOT_STEPS_WORDS = {"game-aborted": "the abort", "clock-changed": "the clock's change",
                     "seat-replaced": "the seat's replacement", SEAT_TIMED_OUT: "the timeout",
-                    SEAT_CALENDAR: "a seat's calendar"}
+                    SEAT_CALENDAR: "a seat's calendar", ledgermod.RULED: "the ruling"}
+
+
+def _asked(ev: Event) -> dict:
+    """The request a seat's vote, answer or dispute event records (its body)."""
+    p = ev.payload if isinstance(ev.payload, dict) else {}
+    if ev.type == ledgermod.VOTE_OPENED:
+        return {k: p[k] for k in ("proposal",) if k in p}
+    if ev.type == ledgermod.VOTED:
+        return {k: p[k] for k in ("vote", "yes") if k in p}
+    return {k: p[k] for k in ("text", "seq") if k in p and p[k] is not None}
+
+
+def _ruling_asked(ev: Event) -> dict:
+    p = ev.payload if isinstance(ev.payload, dict) else {}
+    return {k: p[k] for k in ("dispute", "decision", "text") if k in p}
 
 
 def _a_step(kind: str, table: Table):
@@ -111,10 +127,31 @@ def _replay(events: list[Event], seed: str | None, salt_key: str | None = None) 
         raise Divergence(1, "bad-game", "the first event's options are not as the engine completes them")
     table = Table.from_created(first)
     played = False  # whether the engine applied the derived events as it decided them
+    # A log with a take-back replays part of itself again (the position it goes
+    # back to, re-derived from the events already checked): it keeps its events,
+    # and the engine gets copies of them.
+    history = list(events) if any(ev.type == ledgermod.RULED for ev in events) and any(
+        is_take_back(ev) for ev in events) else None
+    owned = history is None
     i = 1
     while i < len(events):
         ev = events[i]
-        if isinstance(ev.actor, int) and not isinstance(ev.actor, bool):
+        seats_act = False  # a vote, an answer or a dispute: a seat's, but no move of the game
+        if ev.type in ledgermod.EVENTS:
+            if ev.type in ledgermod.SEAT_EVENTS:
+                seats_act = isinstance(ev.actor, int) and not isinstance(ev.actor, bool)
+            elif ev.actor != REFEREE:
+                raise Divergence(ev.seq, "forged-ruling" if ev.type == ledgermod.RULED else "diverges",
+                                 f"event {ev.seq} ({ev.type}) is written as {ev.actor!r}: only the referee "
+                                 "writes it" + (", on the admin's word" if ev.type == ledgermod.RULED else ""))
+        if seats_act:
+            try:
+                derived = ledgermod.seat_drafts(table, ev.actor, ev.type, _asked(ev), ev.at)
+            except RefereeError as err:
+                raise Divergence(ev.seq, "bad-" + ev.type, f"seat {ev.actor}'s {ev.type} was not open to it: "
+                                 f"{err.detail}") from None
+            what = None
+        elif isinstance(ev.actor, int) and not isinstance(ev.actor, bool):
             move = ev.payload.get("move") if isinstance(ev.payload, dict) else None
             if move is None:
                 raise Divergence(ev.seq, "malformed", f"event {ev.seq} is a seat's but records no move")
@@ -128,7 +165,7 @@ def _replay(events: list[Event], seed: str | None, salt_key: str | None = None) 
                         derived = table.step_drafts(seed, salt_key)
                     except rngmod.SeedUnavailable:
                         derived = table.engine.decide(table.state, ev.actor, move)
-                elif due is None and table.clock is None:
+                elif due is None and table.clock is None and owned:
                     # decided and applied in one pass: the state is this replay's own,
                     # and a refusal or a divergence ends it (``Table.played``)
                     table.state, derived = table.engine.play(table.state, ev.actor, move)
@@ -144,7 +181,17 @@ def _replay(events: list[Event], seed: str | None, salt_key: str | None = None) 
                                  f"{err.detail}" + (f" (rule {rule})" if rule else "")) from None
             what = None  # a seat's move (``_same``)
         elif ev.actor == REFEREE:
-            if ev.type == "game-aborted" and not table.over:  # see NOT_STEPS
+            if ev.type == ledgermod.RULED:  # the admin's word, see NOT_STEPS
+                p = ev.payload if isinstance(ev.payload, dict) else {}
+                try:
+                    derived = ledgermod.ruling_drafts(table, _ruling_asked(ev), history)
+                except RefereeError as err:
+                    raise Divergence(ev.seq, "forged-ruling", f"event {ev.seq} is a ruling the admin could "
+                                     f"not have given: {err.detail}") from None
+                if p.get("by") != "admin":
+                    raise Divergence(ev.seq, "forged-ruling", f"event {ev.seq} is a ruling not given by the "
+                                     "game's admin (by: \"admin\")")
+            elif ev.type == "game-aborted" and not table.over:  # see NOT_STEPS
                 derived, _ = table.propose_abort(ev.payload.get("reason", ""), at=ev.at)
                 derived[0].payload = ev.payload
             elif ev.type == "seat-replaced" and not table.over:  # an admin's change, see NOT_STEPS
@@ -205,11 +252,11 @@ def _replay(events: list[Event], seed: str | None, salt_key: str | None = None) 
                     # step has come due: if one has (a step followed at once by
                     # another), that one is derived again or taken whole in turn.
                     # Once the seed is revealed, all of it is re-derived.
-                    table.apply(ev, owned=True)
+                    table.apply(ev, owned=owned)
                     i += 1
                     while (i < len(events) and events[i].actor == REFEREE and events[i].at == ev.at
                            and table.due() is None and events[i].type not in NOT_STEPS):
-                        table.apply(events[i], owned=True)
+                        table.apply(events[i], owned=owned)
                         i += 1
                     continue
             what = _a_step(ev.type, table)
@@ -223,7 +270,8 @@ def _replay(events: list[Event], seed: str | None, salt_key: str | None = None) 
         else:
             for got in logged:
                 # parsed here for this replay alone: the engine may keep them uncopied
-                table.apply(got, owned=True)
+                # (unless a take-back replays them again)
+                table.apply(got, owned=owned, history=history)
         # Each event is let go once replayed (the replay never looks back, and its
         # caller needs the events no more): freed while it is still in the
         # processor's cache rather than all at the end, a log's audit is about

@@ -101,7 +101,7 @@ def cmd_replay(args) -> int:
     print(f"{eng.title}: game {created['id']}, "
           + ", ".join(f"seat {s['seat']} {s['name']}" for s in created["seats"]))
     for ev in events[1:]:
-        table.apply(ev)
+        table.apply(ev, history=events)
         print(f"[{ev.seq}] {ev.at}  {holders(table).narrate(eng, ev)}")  # who held each seat then
         if args.boards:
             print(eng.render(table.state, ADMIN))

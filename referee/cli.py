@@ -8,6 +8,7 @@ import sys
 
 from referee import audit_commands  # audit, audit-league, replay: light, a log's pure functions
 from referee.config import Config
+from referee.disputes import arbiter  # referee dispute EXPORT --seq N
 from referee.players import commands as rating_commands  # ratings --check / --catch-up
 from referee.transparency import commands as tlog_commands  # witness: light, as the audit
 from referee.trust import commands as trust_commands  # keys, verify-receipt: light, as the audit
@@ -360,6 +361,7 @@ def parser() -> argparse.ArgumentParser:
 
     audit_commands.add(sub)  # referee audit, audit-league, replay (referee/audit_commands.py)
     rating_commands.add(sub, store_opts)  # referee ratings (referee/players/commands.py)
+    arbiter.add(sub)  # referee dispute (referee/disputes/arbiter.py)
     trust_commands.add(sub)  # referee keys list|rotate, referee verify-receipt (referee/trust/commands.py)
     tlog_commands.add(sub)  # referee witness (referee/transparency/commands.py)
     return p

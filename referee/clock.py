@@ -288,7 +288,7 @@ def deadlines(table) -> list[dict]:
     """[{seat, deadline, overdue}] for every seat to act now (empty without a
     clock or while it is paused). ``overdue``: its timeout has fired and it is
     still to act (only ``remind`` leaves a seat so)."""
-    if table.clock is None or table.paused:
+    if table.clock is None or table.paused or table.held:
         return []
     return [{"seat": seat, "deadline": seat_deadline(table, seat), "overdue": timed_out(table, seat)}
             for seat in table.to_act() if seat in table.since]
@@ -309,7 +309,7 @@ def timers(table) -> list[dict]:
     ``{at, kind, seat, started}`` (``started``: the version whose event started the
     seat's time, which names its reminder notice). Empty without a clock, while it
     is paused, while the referee has a step to take, or once the game is over."""
-    if table.clock is None or table.paused or table.due() is not None:
+    if table.clock is None or table.paused or table.held or table.due() is not None:
         return []
     out = []
     for seat in table.to_act():
@@ -391,7 +391,7 @@ def timeout_payload(table, seat: int, at: str) -> dict:
     """What ``seat-timed-out`` for ``seat`` at ``at`` says: the seat, its deadline
     and what the clock does about it. Raises ``NotDue`` unless the seat is to act
     with a deadline passed by ``at`` and not yet timed out (the audit asks the same)."""
-    if table.clock is None or table.paused or table.due() is not None:
+    if table.clock is None or table.paused or table.held or table.due() is not None:
         raise NotDue("no clock is running")
     if seat not in table.to_act() or seat not in table.since or timed_out(table, seat):
         raise NotDue(f"seat {seat} has no deadline running")

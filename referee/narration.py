@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+from referee.disputes.words import words as ledger_words
 from referee.events import Event
 
 LOOK_BACK = 12  # events read to find the last move: a move and its consequences
@@ -264,6 +265,9 @@ def common(event: Event, title: str | None = None) -> str | None:
     seats, the end by abort or time, the seed), seats by number; None for any other
     event, which its engine describes. ``title``: the game's (its engine's, handed
     in: this module knows no engine)."""
+    said = ledger_words(event)  # votes, disputes and rulings: the seats' acts as the referee's
+    if said is not None:
+        return said
     if event.actor != "referee" or not isinstance(event.payload, dict):
         return None
     p = event.payload

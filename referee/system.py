@@ -24,6 +24,8 @@ wired here, never named by the service:
   sequencer, which integrates the events as leaves of one Merkle tree kept in
   the store and signs its checkpoints with the receipt key ring's current key
   (its ``transparency`` job on RQ; a thread of the process embedded);
+* votes, disputes and rulings (referee/disputes): their requests, held by the
+  service as ``service.disputes``; the table takes their events on itself;
 * players (referee/players): a seat given as ``{"player": ID}`` (an entry
   resolver), whether a token no seat of a game holds is a player's (then 403),
   the confirmation messages and open games' invitations the background sender
@@ -46,6 +48,7 @@ from referee.calendar import punctuality, weeks
 from referee.calendar.keeping import open_calendar
 from referee.calendar.organiser import Calendar
 from referee.config import Config
+from referee.disputes.acting import Disputes
 from referee.leagues import inviting
 from referee.leagues import running as leagues
 from referee.leagues.keeping import leagues_of
@@ -98,6 +101,7 @@ def assemble(store: Store, queue=None, players: bool = True, **options) -> GameS
     service.player_settings, service.wants_notice = calendar, calendar.wants_notice
     service.followers.subscribe("calendar", weeks.follow(service, calendar.store))
     service.followers.subscribe("punctuality", punctuality.follow(service, calendar.store))
+    service.disputes = Disputes(service)
     service.followers.subscribe("notices", outbox.follow(service))
     service.followers.subscribe("leagues", leagues.follow(service))
     if players:

@@ -13,9 +13,11 @@ import pickle
 from dataclasses import dataclass, field
 
 from referee import clock as clockmod
-from referee import entropy
+from referee import entropy, table_events
 from referee import rng as rngmod
 from referee.clock import NotDue, forfeit_draft, timeout_payload  # noqa: F401 - NotDue: raised for the table's callers
+from referee.disputes.ledger import LEDGER_EVENTS, VOTE_END, end_drafts
+from referee.disputes.tabling import Ledgered, NeedsHistory, is_take_back  # noqa: F401 (the service's, the audit's)
 from referee.events import GENESIS, REFEREE, Draft, Event, chain, utcnow
 from referee.games import engine as engine_by_name
 from referee.games.base import (
@@ -42,7 +44,8 @@ SEAT_TIMED_OUT = "seat-timed-out"
 # an autoplayed seat to act gets its move; a seat out of time on ``forfeit`` loses.
 BOT_MOVE = "bot-move"
 FORFEIT = "forfeit"
-# Referee events that are no engine's business: the table takes them on itself.
+# Referee events that are no engine's business: the table takes them on itself
+# (and the votes', disputes' and rulings': referee/disputes/tabling.py).
 TABLE_EVENTS = ("clock-changed", SEAT_REPLACED, SEAT_TIMED_OUT, SEAT_CALENDAR)
 
 
@@ -51,7 +54,7 @@ class Settling(RefereeError):
 
 
 @dataclass
-class Table(Seeing):
+class Table(Seeing, Ledgered):
     engine: Engine
     state: GameState
     seq: int
@@ -168,8 +171,10 @@ class Table(Seeing):
     def replay(cls, events: list[Event], owned: bool = False) -> Table:
         """The table after ``events``. ``owned``: the caller made these Event
         objects for this replay alone (parsed them, say) and keeps no other use
-        for them, so the engine may have them without a copy."""
+        for them, so the engine may have them without a copy (unless taken back)."""
         table = cls.from_created(events[0])
+        if any(is_take_back(ev) for ev in events):
+            return table.replayed_with_take_backs(events)
         for ev in events[1:]:
             table.apply(ev, owned)
         return table
@@ -181,6 +186,8 @@ class Table(Seeing):
         return self.state.result is not None
 
     def due(self) -> str | None:
+        if self.ledger.vote is not None and self.ledger.decided:  # a vote's end is owed first
+            return VOTE_END
         if self.state.result is not None:  # over
             return None if self.seed_revealed else REVEAL_SEED
         step = self.engine.due(self.state)
@@ -229,32 +236,14 @@ class Table(Seeing):
 
     # ---- changes -------------------------------------------------------------------
 
-    def apply(self, ev: Event, owned: bool = False) -> None:
+    def apply(self, ev: Event, owned: bool = False, history: list[Event] | None = None) -> None:
         """Apply an event already in the log (changes this table). The engine gets
         its own copy, so nothing it keeps can later change the logged event, unless
-        the caller hands it over (``owned``: nobody else will look at ``ev``)."""
+        the caller hands it over (``owned``: nobody else will look at ``ev``); ``history``: the log a take-back needs."""
+        if ev.type in LEDGER_EVENTS:
+            return self._ledger_event(ev, history)
         if ev.type in TABLE_EVENTS and ev.actor == REFEREE:  # the referee's own, no engine's business
-            seat = ev.payload.get("seat")
-            if ev.type == clockmod.CLOCK_CHANGED:
-                clockmod.apply_change(self, ev)
-            elif ev.type == SEAT_CALENDAR:
-                clockmod.apply_calendar(self, ev)
-            elif ev.type == SEAT_TIMED_OUT:
-                self.timed_out = {**self.timed_out, seat: self.since.get(seat)}
-                self.missed = {**self.missed, seat: self.missed.get(seat, 0) + 1}
-                if ev.payload["on_timeout"] in ("autoplay", "forfeit", clockmod.TURN):
-                    self.owed = {**self.owed, seat: ev.payload["on_timeout"]}
-            else:  # seat-replaced: a person (or a bot) takes the seat ...
-                self.replaced = (*self.replaced, (ev.seq, seat, ev.payload.get("name")))
-                self.bots = {k: v for k, v in self.bots.items() if k != seat}
-                if ev.payload.get("bot"):
-                    self.bots = {**self.bots, seat: ev.payload["bot"]}
-                # ... whose calendar is not the last holder's (a player's own comes in the log)
-                self.calendars = {k: v for k, v in self.calendars.items() if k != seat}
-                self.marks = {k: v for k, v in self.marks.items() if k != seat}
-                if seat in self.since:  # ... and gets a full move_seconds
-                    self.since = {**self.since, seat: ev.at}
-                    self.since_seq = {**self.since_seq, seat: ev.seq}
+            table_events.take_on(self, ev)
             self.seq, self.last_hash = ev.seq, ev.hash
             return
         self.state = self.engine.evolve(self.state, ev if owned else ev.copy())
@@ -268,6 +257,8 @@ class Table(Seeing):
             self.seed_revealed = True
         self.seq, self.last_hash = ev.seq, ev.hash
         self._time(ev)
+        if self.state.result is not None:
+            self._ended(ev.at)
 
     def played(self, events: list[Event]) -> None:
         """Record ``events``, a seat's move whose effect on the state the engine
@@ -276,10 +267,13 @@ class Table(Seeing):
         clock: a clock's reading after each event needs the state after each."""
         self._made(events[0].actor)
         self.seq, self.last_hash = events[-1].seq, events[-1].hash
+        if self.state.result is not None:
+            self._ended(events[-1].at)
 
     def _made(self, seat: int) -> None:
         """A move of ``seat`` is in the log: a move a timeout left it owing is made
         (an excused miss owes the whole turn: until the seat is no longer to act)."""
+        self._moved()  # (a vote under way ends with it)
         if seat in self.owed and (self.owed[seat] != clockmod.TURN or seat not in self.engine.acting(self.state)):
             self.owed = {k: v for k, v in self.owed.items() if k != seat}
 
@@ -352,8 +346,8 @@ class Table(Seeing):
     def step_drafts(self, seed: str | None, salt_key: str | None = None) -> list[Draft]:
         """What the referee step now due would write ([] if none), unsealed."""
         step = self.due()
-        if step is None:
-            return []
+        if step is None or step == VOTE_END:
+            return [] if step is None else end_drafts(self)
         if step == REVEAL_SEED:
             if seed is None:
                 raise rngmod.SeedUnavailable("the seed is needed to reveal it")

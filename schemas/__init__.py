@@ -26,6 +26,7 @@ from schemas.mail import (  # noqa: F401 - the API's schemas, all read as schema
     SpectatorsHook,
 )
 from schemas.trust import Key, Keys, Receipt, ReceiptChecked  # noqa: F401 - read as schemas.X too
+from schemas.views import BANKS, Bank, DisputeShown, OpenVote  # noqa: F401 - read as schemas.X too
 
 __all__ = ["GAMES", "HOUSE_RULES", "STATUSES"]
 
@@ -203,16 +204,6 @@ class SeatReplaced(Schema):
     receipt = fields.Nested(Receipt, required=True, metadata={"description": RECEIPT})
 
 
-class Bank(Schema):
-    seat = fields.Integer(required=True)
-    seconds = fields.Float(required=True, metadata={
-        "description": "what the seat's bank held when its time last started (a seat to act: its deadline "
-                       "is that many seconds after its time started)"})
-
-
-BANKS = "under a bank clock, every seat's bank (empty under any other clock, or none)"
-
-
 class Deadline(Schema):
     seat = fields.Integer(required=True)
     deadline = fields.String(required=True, metadata={"description": "UTC, ISO 8601"})
@@ -273,6 +264,12 @@ class View(Schema):
     deadlines = fields.List(fields.Nested(lambda: Deadline()), required=True, metadata={
         "description": "each seat to act and its deadline (empty without a clock)"})
     banks = fields.List(fields.Nested(lambda: Bank()), metadata={"description": BANKS})
+    vote = fields.Nested(OpenVote, required=True, allow_none=True, metadata={
+        "description": "the vote under way (null: none)"})
+    disputes = fields.List(fields.Nested(DisputeShown), required=True, metadata={
+        "description": "every dispute of the game, with its ruling once ruled"})
+    paused_by_vote = fields.Boolean(required=True, metadata={
+        "description": "a pause the seats voted holds the clocks"})
 
 
 class Legal(Schema):

@@ -113,7 +113,9 @@ BODIES = {"createGame": {"game": "king-of-danger", "players": ["a", "b"]}, "subm
           "receiveEmail": b"Subject: no game\r\n\r\nhello", "fillSeat": {"bot": "random"},
           "joinGame": {}, "joinLeague": {},
           "createLeague": {"name": "L", "game": "king-of-danger", "format": "round-robin", "players": []},
-          "changeOrganiser": {"email": None}, "changeMe": {"email": None}}
+          "changeOrganiser": {"email": None}, "changeMe": {"email": None},
+          "openVote": {"proposal": "draw"}, "answerVote": {"yes": True}, "openDispute": {"text": "why?"},
+          "rule": {"dispute": 2, "decision": {"kind": "dismiss"}, "text": "so"}}
 
 
 def test_the_security_of_each_operation_is_as_answered(client, spec):
@@ -129,7 +131,7 @@ def test_the_security_of_each_operation_is_as_answered(client, spec):
             continue
         needs = {"[]": "none", "[{'bearer': []}]": "token", "[{}, {'bearer': []}]": "either"}[str(op["security"])]
         game = over if needs == "either" else running
-        url = path.replace("{game_id}", game.id).replace("{seat}", "0").replace("{seq}", "1")
+        url = path.replace("{game_id}", game.id).replace("{seat}", "0").replace("{seq}", "1").replace("{vote}", "2")
         body = audit_body if op["operationId"] == "auditLog" else BODIES.get(op["operationId"])
         kw = ({"data": body, "content_type": "application/octet-stream"} if isinstance(body, bytes)
               else {"json": body} if body is not None else {})

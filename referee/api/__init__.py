@@ -79,6 +79,8 @@ def create_app(service=None, config=None) -> Flask:
     install_calendar(app, api)
     from referee.transparency.api import install as install_tlog  # its tree (referee/transparency/)
     install_tlog(app, api)
+    from referee.disputes.api import install as install_disputes  # votes, disputes, rulings
+    install_disputes(app, api)
     openapi.document(api, app)
     problems.install(app)  # after Api: our problem+json handlers replace its JSON ones
     logs.install(app)  # one JSON line per request, and X-Request-ID on every answer

@@ -8,6 +8,8 @@ defaults no real player, organiser or test suite meets:
 * failed token checks per client address (``REFEREE_AUTH_FAIL_RATE``, default
   120/minute): tokens cannot be guessed at speed (they are 144 random bits anyway);
   an address over it waits for every call but liveness, metrics and the docs;
+* votes, answers, disputes, rulings and the organiser's list per token
+  (``REFEREE_DISPUTE_RATE``, default 300/hour): no seat floods a log with them;
 * audits per client address (``REFEREE_AUDIT_RATE``, default 60/minute): an audit
   of a large log is work, and one client looping audits must not slow play;
 * games and leagues created (``REFEREE_CREATE_RATE``, default 120/minute and 2000/day, each
@@ -51,6 +53,9 @@ from limits import parse_many
 from werkzeug.exceptions import TooManyRequests
 
 DEFAULTS = {"REFEREE_MOVE_RATE": "1200/minute", "REFEREE_AUTH_FAIL_RATE": "120/minute",
+            # votes, answers, disputes, rulings and the organiser's list, per bearer
+            # token: each but the list writes an event no rule bounds as a game's moves do
+            "REFEREE_DISPUTE_RATE": "300/hour",
             "REFEREE_AUDIT_RATE": "60/minute",
             # confirmation codes tried per client address, any player's (each address
             # also has ten tries per confirmation: referee/players/confirmation.py)
@@ -89,6 +94,10 @@ class Limited(TooManyRequests):
 def _parsed(text: str) -> tuple[tuple[int, int], ...]:
     """(amount, seconds) of each limit in a rate text."""
     return tuple((item.amount, item.get_expiry()) for item in parse_many(text))
+
+
+# referee/disputes/api.py's endpoints, one counter for all of them
+DISPUTE_ENDPOINTS = ("open_vote", "answer_vote", "open_dispute", "rule", "organisers_disputes")
 
 
 def rate(name: str) -> tuple[tuple[int, int], ...]:
@@ -283,7 +292,8 @@ class Limiter:
         # move is judged, not in the append after it (the keys name their window).
         self._refused: set[str] = set()
         # endpoints counted as another: the confirmation page posts codes as the API does
-        self.counted_as = {"player_pages.confirm_post": "players.confirm"}
+        self.counted_as = {"player_pages.confirm_post": "players.confirm",
+                           **{f"disputes.{e}": "disputes" for e in DISPUTE_ENDPOINTS}}
         # endpoint -> (rate's environment name, the key of the counter it hits)
         self.routes = {"games.moves": ("REFEREE_MOVE_RATE", token_key),
                        "games.inbound_email": ("REFEREE_MOVE_RATE", token_key),
@@ -295,7 +305,9 @@ class Limiter:
                        "players.recover": ("REFEREE_RECOVER_RATE", by_address),
                        "games.create_game": ("REFEREE_CREATE_RATE", by_address_and_token),
                        "leagues.create": ("REFEREE_CREATE_RATE", by_address_and_token),
-                       "transparency.witness": ("REFEREE_WITNESS_RATE", by_address)}
+                       "transparency.witness": ("REFEREE_WITNESS_RATE", by_address),
+                       **{f"disputes.{e}": ("REFEREE_DISPUTE_RATE", token_key) for e in DISPUTE_ENDPOINTS}}
+
 
     @staticmethod
     def exempt(endpoint: str | None) -> bool:

@@ -24,6 +24,7 @@ import time
 from referee import narration
 from referee.appended import Appended
 from referee.caller import Caller
+from referee.disputes.ledger import DISPUTE_OPENED, RULED, VOTE_OPENED
 from referee.errors import Forbidden, MalformedMove
 from referee.events import Event, utcnow
 from referee.games.base import ADMIN
@@ -38,7 +39,9 @@ REASONS = ("start", "turn", "trick", "hand", "game-over", "reminder", "timeout",
            # to the organiser: a seat's notice could not be delivered (referee/mail/sending.py)
            "undelivered",
            # to a league's player after each round and at the finish (referee/leagues/advancing.py)
-           "standings")
+           "standings",
+           # a seat's dispute (to the organiser and the seats), a ruling, a vote to answer
+           "dispute", "ruling", "vote")
 # Events after which every seat hears what happened, its turn or not.
 TRICK_ENDS = ("trick-won", "trick-set-aside")
 HAND_ENDS = ("hand-scored", "hand-forfeited")
@@ -220,8 +223,19 @@ def sweep(service, game_id: str) -> list[str]:
         gone = [p.get("seat") for seq, t, p in changes
                 if seq > since and t in LEAVING and isinstance(p, dict) and "result" not in p]
         note = None
-        if over:
+        disputed = ended & {DISPUTE_OPENED, RULED}
+        if over and not disputed:
             reason = "game-over"
+        elif disputed and seat == SPECTATORS:
+            reason = "turn"  # onlookers hear of every change, a dispute's as any other
+        elif DISPUTE_OPENED in disputed:  # the organiser rules; every seat reads the seat's words
+            reason = "dispute"
+            if seat == ORGANISER:
+                note = (f"Rule on it with POST /v1/games/{game_id}/rulings {{dispute, decision, text}} "
+                        "and the game's admin token: dismiss, take back, void, award or extend a "
+                        "seat's clock (docs/disputes.md).")
+        elif disputed:
+            reason = "ruling"
         elif seat == ORGANISER:
             if not timed_out and not gone:
                 box.advance(game_id, seat, version)  # nothing for the organiser: read no further back
@@ -244,6 +258,11 @@ def sweep(service, game_id: str) -> list[str]:
         elif seat in summary["to_act"]:
             reason = "turn"
             note = left_note(gone, names, seat) if gone else None
+        elif VOTE_OPENED in ended and seat >= 0:
+            reason = "vote"
+            vote = max(seq for seq, t, _ in changes if t == VOTE_OPENED and seq > since)
+            note = (f"Answer vote {vote} (below, in the log) with POST /v1/games/{game_id}/votes/{vote} "
+                    '{"yes": true} or {"yes": false} and your token; one no or the next move ends it.')
         elif since == 0:
             reason = "start"
         elif gone:

@@ -35,6 +35,9 @@ TO_A_SEAT = {
     "refused": ("your move is refused", "Your mailed move was refused."),
     "show": ("the game as it stands", "The game as it stands."),
     "help": ("how to play by e-mail", "How to play by e-mail."),
+    "dispute": ("a dispute is open", "A player disputes the game: the clocks stand still until the organiser rules."),
+    "ruling": ("the organiser has ruled", "The organiser has ruled on a dispute."),
+    "vote": ("a vote to answer", "A player proposes a vote: every seat's yes carries it."),
 }
 TO_AN_ONLOOKER = {
     "turn": ("the game goes on", "The game goes on."),
@@ -42,6 +45,8 @@ TO_AN_ONLOOKER = {
     "timeout": ("a seat ran out of time", "A seat ran out of time."),
     "left": ("a player left the game", "A player has left the game; it goes on."),
     "undelivered": ("a notice could not be delivered", "A notice could not be delivered."),
+    "dispute": ("a dispute to rule on", "A player disputes the game: the clocks stand still until it is ruled."),
+    "ruling": ("your ruling", "You have ruled on a dispute."),
 }
 
 

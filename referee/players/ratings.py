@@ -122,7 +122,7 @@ def outcome(events: list[Event]) -> dict | None:
                 and 0 <= ev.payload["seat"] < len(players):
             players[ev.payload["seat"]] = ev.payload.get("player")
         before = len(table.state.left)
-        table.apply(ev)
+        table.apply(ev, history=events)
         if len(table.state.left) > before:
             left[table.state.left[-1]] = ev.at
         if ended is None and table.state.result is not None:

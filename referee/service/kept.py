@@ -14,7 +14,7 @@ from referee.errors import NoSuchGame, NotYourSeat, Unauthenticated
 from referee.games import engine as engine_by_name
 from referee.service.shared import SNAPSHOT_EVERY, TABLE_FORMAT
 from referee.store.base import GameRecord, Snapshot
-from referee.table import Table
+from referee.table import NeedsHistory, Table
 
 
 class Keeping:
@@ -129,8 +129,11 @@ class Keeping:
         if table is None:
             table = Table.replay(self.store.events(game_id), owned=True)
         else:
-            for ev in self.store.events(game_id, after=table.seq):  # fresh objects: owned
-                table.apply(ev, owned=True)
+            try:
+                for ev in self.store.events(game_id, after=table.seq):  # fresh objects: owned
+                    table.apply(ev, owned=True)
+            except NeedsHistory:  # a take-back since: the position comes from the whole log
+                table = Table.replay(self.store.events(game_id), owned=True)
         self._remember(game_id, table)
         return table
 

@@ -70,6 +70,9 @@ class Reading:
                     ("spectator" if caller.viewer is None else "seat"),
                     "result": narration.named_result(table.state.result, rec.players), "view": body,
                     "text": narration.with_last_move(table.engine.render(table.state, eyes), recent),
+                    # the vote under way and every dispute with its ruling: the seats' own
+                    # words and the organiser's, which every seat and spectator reads
+                    **table.ledger.shown(),
                     **deadlines(table, caller.seat)}
 
     def legal(self, game_id: str, caller: Caller) -> dict:

@@ -24,8 +24,9 @@ SNAPSHOT_EVERY = 16
 # in differently from its default (2: the clock's timers, bots and owed moves;
 # 3: the states' ``revealed``; 4: the seats' replacements, for naming who held a
 # seat when; 5: whether the game is one of players; 6: the states' ``left``, the
-# seats that left a game that plays on; 7: the seats' time banks).
-TABLE_FORMAT = 7
+# seats that left a game that plays on; 7: the seats' time banks; 8: votes,
+# disputes and rulings).
+TABLE_FORMAT = 8
 
 
 def deadlines(table: Table, seat: int | None) -> dict:
@@ -34,7 +35,7 @@ def deadlines(table: Table, seat: int | None) -> dict:
     under a bank clock (empty under any other)."""
     out = clockmod.deadlines(table)
     mine = [d["deadline"] for d in out if seat is None or d["seat"] == seat]
-    in_force = None if table.clock is None else {**table.clock, "paused": table.paused}
+    in_force = None if table.clock is None else {**table.clock, "paused": table.paused or table.held}
     return {"deadline": min(mine) if mine else None, "deadlines": out, "clock": in_force,
             "banks": clockmod.banks(table)}
 

@@ -32,10 +32,18 @@ class Steps:
         salt_key)`` returns the proposal), compare-and-set, while the game runs."""
         if caller.viewer != ADMIN:
             raise Forbidden(f"only the admin token may {what}")
+        return self.write_proposal(game_id, caller, propose)
+
+    def write_proposal(self, game_id: str, caller: Caller, propose, while_over: bool = False) -> dict:
+        """Append what ``propose(table, at, salt_key)`` proposes (the caller's right
+        to it checked by whoever asks), compare-and-set; ``while_over``: also once
+        the game is over (a dispute, a ruling after the end). The answer carries
+        the receipt of the last event written; a referee step it makes due (a
+        vote's end, the seed's reveal) is queued."""
         rec = caller.record if caller.record is not None and caller.record.id == game_id else self.record(game_id)
         with self._lock(game_id):
             table = self.load(game_id, rec)
-            if table.over:
+            if table.over and not while_over:
                 raise GameOver("the game is already over")
             events, fork = propose(table, utcnow(), rec.salt_secret)
             try:
@@ -47,9 +55,14 @@ class Steps:
                 raise VersionConflict("the game moved on; try again", current_version=lost.current) from None
             table.commit(fork)
         self.followers.publish(Appended(game_id, tuple(events), fork, rec, "admin"))
-        return self.receipted({"version": fork.seq, "status": fork.status,
-                               "events": [self._redact(fork, ev, caller.viewer) for ev in events]},
-                              game_id, events[-1])
+        answer = self.receipted({"version": fork.seq, "status": fork.status,
+                                 "events": [self._redact(fork, ev, caller.viewer) for ev in events]},
+                                game_id, events[-1])
+        if fork.due() is not None:
+            self.queue.enqueue_settle(game_id, fork.seq)
+            now = self.record(game_id)  # after the steps the queue ran already (embedded)
+            answer = {**answer, "version": now.version, "status": now.status}
+        return answer
 
     def resign_for(self, game_id: str, seat: int) -> int:
         """The referee resigns ``seat`` for its player (who withdrew from the game's

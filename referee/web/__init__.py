@@ -26,6 +26,8 @@ from referee.api import bodies
 from referee.api.openapi import TOKEN_OR_NONE, binary, refusals
 from referee.api.routes import caller, service
 from referee.caller import Caller
+from referee.disputes.ledger import EVENTS as LEDGER_EVENTS
+from referee.disputes.words import decision_words
 from referee.errors import NoSuchGame
 from referee.events import Event
 from referee.games import engine as engine_by_name
@@ -181,8 +183,12 @@ def game_page(game_id):
     # each event's place in the transparency log (watch.js keeps it up to date)
     placed = ({p["seq"]: p for p in svc.transparency.placed(game_id)["events"]}
               if svc.transparency is not None else None)
+    for d in view["disputes"]:  # a ruling in words, as the log tells it
+        if d["ruling"]:
+            d["ruling"] = {**d["ruling"], "words": narration.named(decision_words(d["ruling"]["decision"]), who)}
     return render_template("game.html", summary=summary, view=view, lines=lines, at=at, names=who,
-                           title=engine_by_name(summary["game"]).title, result=result, banks=banks, placed=placed)
+                           title=engine_by_name(summary["game"]).title, result=result, banks=banks, placed=placed,
+                           ledger_types=LEDGER_EVENTS)
 
 
 def short_duration(seconds: float) -> str:
