@@ -28,6 +28,7 @@ from referee.errors import (
     VersionConflict,
 )
 from referee.events import utcnow
+from referee.games import engine as engine_by_name
 from referee.leagues import inviting, setup
 from referee.leagues import league as lg
 from referee.leagues import state as st
@@ -310,7 +311,7 @@ def player_leagues(service, player_id: str, limit: int = 20) -> list[dict]:
 
 def invitations_of(service, player_id: str) -> list[dict]:
     """The leagues inviting the player that wait for their answer, oldest first
-    (``/me``): ``{id, name, game, format, created_at, organiser}``."""
+    (``/me``): ``{id, name, game, title, format, created_at, organiser}``."""
     out = []
     for pending in invitations.pending(service, player_id):
         kind, _, league_id = pending.partition(":")
@@ -320,7 +321,8 @@ def invitations_of(service, player_id: str) -> list[dict]:
         state = league.state
         if player_id not in state.invited or state.begun or state.finished:
             continue
-        out.append({"id": league_id, "name": meta["name"], "game": meta["game"], "format": meta["format"],
+        out.append({"id": league_id, "name": meta["name"], "game": meta["game"],
+                    "title": engine_by_name(meta["game"]).title, "format": meta["format"],
                     "created_at": meta["created_at"],
                     "organiser": (players_of(service).get(state.organiser) or {}).get("name")})
     return out

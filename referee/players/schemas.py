@@ -127,6 +127,7 @@ class PlayerLeagueInvitation(Schema):
     id = fields.String(metadata={"description": "the league (POST /v1/leagues/{id}/join, or .../decline)"})
     name = fields.String()
     game = fields.String()
+    title = fields.String(metadata={"description": "the game's name (King of Danger...)"})
     format = fields.String()
     created_at = fields.String()
     organiser = fields.String(allow_none=True, metadata={"description": "the organising player's name"})

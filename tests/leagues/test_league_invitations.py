@@ -39,7 +39,7 @@ def test_an_invited_player_is_mailed_once_a_day_per_organiser(client, service, m
     arrived(mail, "quiet@players.example", 1)  # nothing for an address nobody confirmed
     listed = client.get("/v1/players/me", headers=auth(wu["token"])).json["league_invitations"]
     assert [i["id"] for i in listed] == [first, second, third]  # every one stands, mailed or not
-    assert listed[0]["organiser"] == "Org"
+    assert listed[0]["organiser"] == "Org" and listed[0]["title"] == "King of Danger"  # the name, not the id
     assert client.post(f"/v1/leagues/{second}/decline", headers=auth(wu["token"])).status_code == 200
     listed = client.get("/v1/players/me", headers=auth(wu["token"])).json["league_invitations"]
     assert [i["id"] for i in listed] == [first, third]

@@ -109,10 +109,10 @@
   }
 
   function leagueInvitationItem(lg) {
-    var li = el("li"), a = el("a", lg.name + ": a " + lg.format + " league of " + lg.game);
+    var li = el("li"), a = el("a", lg.name + ": a " + lg.format + " league of " + (lg.title || lg.game));
     a.href = "/leagues/" + encodeURIComponent(lg.id);
     li.appendChild(a);
-    li.appendChild(el("small", (lg.organiser ? " invited by " + lg.organiser + " · " : " ") + lg.id));
+    if (lg.organiser) { li.appendChild(el("small", " invited by " + lg.organiser + " ")); }
     leagueButton(lg, "Accept", "join", li, "You joined the league " + lg.name + ".");
     leagueButton(lg, "Decline", "decline", li, "You declined the league " + lg.name + ".",
                  "Decline the league " + lg.name + "? You will not be paired in it.");
