@@ -217,10 +217,11 @@ def _king_of_the_castle(view: dict, sc: dict) -> dict:
 # The width a King of the Castle card takes in a seat's hand: its longest name,
 # beneficial-assassination, is 148 px at 12 px (tests/test_pictures.py checks every name)
 HAND_STEP = 160
-# A castle's posts (Lord, Seneschal, Master at Arms) are rows 44 high, each a
-# tap target a finger can take, picked after the card; its attributes' stacks
-# (up to five cards, then "and N more") below them, each stack one tall target.
-POST_H = 44
+# A castle's posts (Lord, Seneschal, Master at Arms) are rows 46 apart, each a
+# tap target 44 high a finger can take, picked after the card (2 between them, so
+# two offered at once glow as two boxes); its attributes' stacks (up to five
+# cards, then "and N more") below them, each stack one tall target.
+POST_H = 46
 STACK_Y = 30 + 3 * POST_H + 6
 CASTLE_H = STACK_Y + 24 + 5 * 32 + 10
 
