@@ -10,6 +10,7 @@ import time
 
 import pytest
 
+from referee.games.king_of_the_castle.cards import CATALOGUE
 from tests import browser as kit
 from tests.helpers import Game
 from tests.leaguetools import new_league
@@ -94,3 +95,78 @@ def test_a_seat_s_taps_and_text_on_a_phone(site, phone, game, players, options):
     assert not small, small
     tiny = [(t, round(px, 1)) for t, px in got["texts"] if px < READABLE]
     assert not tiny, tiny
+
+
+def boxes(driver, css: str) -> list:
+    """[keys, [width, height]] of the picture's elements that `css` selects."""
+    return driver.execute_script("""
+      return Array.from(document.querySelectorAll(arguments[0])).map(function (e) {
+        var r = e.getBoundingClientRect();
+        return [e.getAttribute('data-pick'), [Math.round(r.width), Math.round(r.height)]]; });""", css)
+
+
+def test_a_castle_s_posts_and_stacks_are_taps_on_a_phone(site, phone):
+    """King of the Castle's later steps: a killing card chosen first, then a
+    castle, then its men's posts (Lord, Seneschal, Master at Arms) are offered on
+    the picture; each one offered, and every post and attribute's stack drawn, is
+    a tap target of 44 pixels or more."""
+    url, client, _ = site
+    front = ["plague"] * 3 + ["unlucky-fall"] * 3 + ["financial-scandal"] * 3 + ["marauding-barbarians"] * 3
+    deck = list(CATALOGUE)
+    for card in front:
+        deck.remove(card)
+    g = Game(client, "king-of-the-castle", 3, {"event_deck": front + deck, "seed": 1})
+    seat = g.summary()["to_act"][0]
+    phone.get("about:blank")
+    phone.get(f"{url}/games/{g.id}#token={g.tokens[seat]}")
+    kit.wait(phone, lambda d: d.execute_script(
+        "var p = document.getElementById('play'); return p && !p.hidden && p.dataset.version == arguments[0]",
+        g.summary()["version"]))
+    kit.wait(phone, lambda d: d.execute_script("return document.querySelectorAll('#picture .pickable').length > 0"))
+    drawn = boxes(phone, "#picture [data-pick^='post:'], #picture [data-pick^='attr:']")
+    assert len([k for k, _ in drawn if k.startswith("post:")]) >= 9 and len(drawn) >= 18, drawn
+    small = [(k, wh) for k, wh in drawn if min(wh) < TAP]
+    assert not small, small
+    offered = []  # every handle offered after the first step, each step of each card
+    for card in [k for k, _ in boxes(phone, "#picture .hand-card.pickable")]:
+        phone.execute_script("""
+          var e = document.querySelector('#picture .hand-card[data-pick="' + arguments[0] + '"]');
+          e.dispatchEvent(new MouseEvent('click', {bubbles: true}));""", card)
+        for step in range(1, 6):
+            kit.wait(phone, lambda d, step=step: d.execute_script(
+                "return document.getElementById('play').dataset.picked") == str(step))
+            now = boxes(phone, "#picture .next")
+            if not now:
+                break
+            offered += now
+            phone.execute_script("document.querySelector('#picture .next').dispatchEvent("
+                                 "new MouseEvent('click', {bubbles: true}))")
+        phone.find_element("id", "play-clear").click()
+        kit.wait(phone, lambda d: d.execute_script("return document.getElementById('play').dataset.picked") == "0")
+    posts = [k for k, _ in offered if k.startswith("post:")]
+    assert posts and any(k.startswith("castle:") for k, _ in offered), offered
+    small = [(k, wh) for k, wh in offered if min(wh) < TAP]
+    assert not small, small
+
+
+def test_a_second_seat_s_hand_is_in_sight_on_a_phone(site, phone):
+    """A two-player King of Danger: the second seat's box, its table and its hand
+    lie right of the first's, beyond a phone's width; its picture's box opens
+    scrolled to them, the hand's every card whole in sight."""
+    url, client, _ = site
+    g = Game(client, "king-of-danger", 2, {"seed": 7})
+    seat = 1
+    phone.get("about:blank")
+    phone.get(f"{url}/games/{g.id}#token={g.tokens[seat]}")
+    kit.wait(phone, lambda d: d.execute_script(
+        "var p = document.getElementById('play'); return p && !p.hidden && p.dataset.version == arguments[0]",
+        g.summary()["version"]))
+    kit.wait(phone, lambda d: d.execute_script("return document.getElementById('picture').scrollLeft > 0"))
+    got = phone.execute_script("""
+      var box = document.getElementById('picture').getBoundingClientRect();
+      var own = Array.from(document.querySelectorAll('#picture .hand-card')).map(e => e.getBoundingClientRect());
+      var table = Array.from(document.querySelectorAll('#picture .seat[data-seat="1"] .table-card'))
+        .map(e => e.getBoundingClientRect());
+      var out = r => r.left < box.left || r.right > box.right;
+      return {hand: own.length, table: table.length, out: own.concat(table).filter(out).length};""")
+    assert got["hand"] == 5 and got["table"] == 4 and got["out"] == 0, got

@@ -129,9 +129,15 @@ def _king_of_danger(view: dict, sc: dict) -> dict:
     played = [" ".join(view["played"][k:k + 9]) for k in range(0, len(view["played"]), 9)]
     height = (top + bh + 20) if sc["over"] else rows_y + (40 + 18 * len(played) if two else 90)
     hand_y = height + 20
+    hand_x = 20
     if "hand" in view:
         height += 110
+        if two and isinstance(sc["seat"], int) and sc["seat"] < n:
+            # with two players the hand (five cards at most) lies under the seat's own
+            # box, its table: a phone scrolls the picture to them together
+            hand_x = seats[sc["seat"]]["x"]
     return {"width": width, "height": height, "top": top, "bw": bw, "bh": bh, "seats": seats, "two": two,
+            "hand_x": hand_x,
             "trick_y": trick_y, "shown": shown, "last": last, "rows_y": rows_y, "played_rows": played,
             "hand_y": hand_y, "trick_number": len(view["tricks"]) + 1,
             "leader": measure.fit(players[view["leader"]], 200, 14, True) if view.get("leader") is not None else None}
@@ -174,7 +180,7 @@ def _king_of_the_castle(view: dict, sc: dict) -> dict:
     cols = min(n, 4)
     bw = (width - 40 - (cols - 1) * 10) / cols
     bh = 70
-    people_y = castles_y + 320
+    people_y = castles_y + CASTLE_H + 20
     result = view.get("result") or {}
     squires = view.get("all_squires") or []
     boxes = []
@@ -204,12 +210,20 @@ def _king_of_the_castle(view: dict, sc: dict) -> dict:
     if "hand" in view:
         height += 48 + 50 * max(1, math.ceil(len(hand) / per_row))
     return {"width": width, "height": height, "top": top, "castles_y": castles_y, "bw": bw, "bh": bh,
-            "boxes": boxes, "decks_y": decks_y, "hand_y": hand_y, "hand": hand, "hand_step": HAND_STEP}
+            "boxes": boxes, "decks_y": decks_y, "hand_y": hand_y, "hand": hand, "hand_step": HAND_STEP,
+            "castle_h": CASTLE_H, "post_h": POST_H, "stack_y": STACK_Y}
 
 
 # The width a King of the Castle card takes in a seat's hand: its longest name,
 # beneficial-assassination, is 148 px at 12 px (tests/test_pictures.py checks every name)
 HAND_STEP = 160
+# A castle's posts (Lord, Seneschal, Master at Arms) are rows 46 apart, each a
+# tap target 44 high a finger can take, picked after the card (2 between them, so
+# two offered at once glow as two boxes); its attributes' stacks (up to five
+# cards, then "and N more") below them, each stack one tall target.
+POST_H = 46
+STACK_Y = 30 + 3 * POST_H + 6
+CASTLE_H = STACK_Y + 24 + 5 * 32 + 10
 
 
 LAYOUTS = {"king-of-danger": _king_of_danger, "kings-keys": _kings_keys,

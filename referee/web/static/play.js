@@ -109,6 +109,7 @@
     tell(V);
     if (news) { say(news + " " + ui.status.textContent); news = ""; }
     update();
+    showOwn();
     if (focusAfter) {
       focusAfter = false;
       var first = ui.moves.querySelector("button");
@@ -248,6 +249,22 @@
   function clear() { prefix = []; chosen = null; update(); }
 
   // ---- the picture's handles ------------------------------------------------
+  // On a phone the picture scrolls sideways in its own box (watch.css). Once, when
+  // the panel first shows, the box is scrolled to the seat's own cards (its hand)
+  // if they lie beyond its edge, as a two-player King of Danger's second seat's
+  // do; later the box stays where the player scrolled it.
+  var shownOwn = false;
+  function showOwn() {
+    var box = ui.picture, own = box.querySelectorAll("svg .hand-card");
+    if (shownOwn || !own.length) { return; }
+    shownOwn = true;
+    var left = Infinity;
+    for (var i = 0; i < own.length; i++) { left = Math.min(left, own[i].getBoundingClientRect().left); }
+    var b = box.getBoundingClientRect();
+    // the hand's first card in sight already (always so on a wide screen): left as it is
+    if (left >= b.left && left + 44 <= b.right) { return; }
+    box.scrollLeft += left - b.left - 12;
+  }
   function keysOf(el) {
     var out = (el.getAttribute("data-pick") || "").split(" ").filter(Boolean);
     if (el.hasAttribute("data-square")) { out.push("square:" + el.getAttribute("data-square")); }
