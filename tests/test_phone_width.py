@@ -97,6 +97,27 @@ def test_a_seat_s_taps_and_text_on_a_phone(site, phone, game, players, options):
     assert not tiny, tiny
 
 
+@pytest.mark.parametrize("game,players,options", [
+    ("king-of-danger", 4, {"seed": 7}), ("castle-danger", 2, {}), ("king-of-the-castle", 3, {}),
+    ("kings-keys", 3, {}),
+])
+def test_a_spectators_picture_is_readable_on_a_phone(site, phone, game, players, options):
+    """An onlooker's picture is not shrunk to the phone's width (its text was 6 px):
+    it keeps its size and scrolls sideways in its box, the page itself not."""
+    url, client, _ = site
+    g = Game(client, game, players, options)
+    phone.get("about:blank")
+    phone.get(f"{url}/games/{g.id}")
+    kit.wait(phone, lambda d: d.execute_script("return !!document.querySelector('#picture svg text')"))
+    wide = sideways(phone)
+    assert wide[1] <= PHONE and wide[0] <= wide[1] and wide[2] <= wide[1], wide
+    texts = phone.execute_script("""
+      return Array.from(document.querySelectorAll('#picture svg text')).filter(t => t.textContent.trim())
+        .map(t => [t.textContent.trim().slice(0, 20), parseFloat(getComputedStyle(t).fontSize) * t.getScreenCTM().a]);""")
+    tiny = [(t, round(px, 1)) for t, px in texts if px < READABLE]
+    assert texts and not tiny, tiny
+
+
 def boxes(driver, css: str) -> list:
     """[keys, [width, height]] of the picture's elements that `css` selects."""
     return driver.execute_script("""
