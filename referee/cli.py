@@ -178,7 +178,7 @@ def cmd_worker(args) -> int:
     from rq import Queue, SimpleWorker
 
     from referee import logs
-    from referee.queue import QUEUE_NAME
+    from referee.queue import QUEUE_NAMES
     from referee.system import build as build_service
 
     logs.configure()
@@ -222,7 +222,9 @@ def cmd_worker(args) -> int:
             # cached games from one job to the next. A worker killed mid-job loses
             # nothing: the step was not appended, the game is still settling, and
             # the next worker's sweep (above) or the next read queues it again.
-            worker = SimpleWorker([Queue(QUEUE_NAME, connection=conn)], connection=conn)
+            # Live play's queue first, the sweep's after it: RQ takes the next job of
+            # the first queue that has one (referee/queue.py).
+            worker = SimpleWorker([Queue(name, connection=conn) for name in QUEUE_NAMES], connection=conn)
             worker.work(burst=args.burst, with_scheduler=True, logging_level="WARNING")
             if args.burst and service.transparency is not None:
                 # the jobs' own service noted their appends: its notes out, then integrated

@@ -10,6 +10,12 @@ referee is put together (referee/system.py: ``queue.register(JobKind(...))``);
 this module names none of them. On RQ a job of kind K runs
 ``workers.jobs.run(K, game_id)`` in a worker, which puts the referee together
 the same way and runs K's function there.
+
+Two RQ queues, taken in that order: ``referee`` for live play (a move's step, a
+deal, a bot's move, a clock's tick, the reactions' jobs) and ``referee-sweep``
+for what a worker's start-up sweep queues again. A worker takes the next job of
+the first queue that has one, so thousands of games left settling by a crash
+wait behind the games being played instead of in front of them.
 """
 
 from __future__ import annotations
@@ -20,7 +26,9 @@ from dataclasses import dataclass
 
 from referee import logs
 
-QUEUE_NAME = "referee"
+QUEUE_NAME = "referee"  # live play
+SWEEP_QUEUE_NAME = "referee-sweep"  # start-up sweeps: after live play
+QUEUE_NAMES = (QUEUE_NAME, SWEEP_QUEUE_NAME)  # the order `referee worker` takes them in
 
 
 @dataclass(frozen=True)
@@ -68,7 +76,8 @@ class InlineQueue(_Kinds):
     def bind(self, service) -> None:
         self.service = service
 
-    def enqueue_settle(self, game_id: str, seq: int, kick: bool = False, force: bool = False) -> None:
+    def enqueue_settle(self, game_id: str, seq: int, kick: bool = False, force: bool = False,
+                       sweep: bool = False) -> None:
         try:
             with logs.job("settle", game_id, mode="inline") as line:
                 line["appended"] = self.service.settle(game_id)
@@ -90,15 +99,20 @@ class RQQueue(_Kinds):
         self.url = url  # the rate limits count here when the store is no plain Redis
         self.redis = redis.Redis.from_url(url)
         self.rq = Queue(QUEUE_NAME, connection=self.redis)
+        self.sweep_rq = Queue(SWEEP_QUEUE_NAME, connection=self.redis)
 
     def bind(self, service) -> None:
         self.service = service
 
-    def enqueue_settle(self, game_id: str, seq: int, kick: bool = False, force: bool = False) -> None:
+    def enqueue_settle(self, game_id: str, seq: int, kick: bool = False, force: bool = False,
+                       sweep: bool = False) -> None:
         """Queue the game's referee step. ``kick``: a reader found the game settling;
         queue a fresh job unless one is still waiting (a "started" one may belong to
         a worker that was killed: a duplicate is harmless, a lost step is not).
-        ``force``: queue a fresh job whatever (the sweep when a worker starts)."""
+        ``force``: queue a fresh job whatever (the sweep when a worker starts).
+        ``sweep``: onto the low queue, behind live play. A reader's kick of a game
+        whose sweep job still waits there queues a live job of its own (the sweep's
+        has another id), so a game someone is looking at does not wait its turn."""
         from rq import Retry
         from rq.exceptions import NoSuchJobError
         from rq.job import Job, JobStatus
@@ -117,7 +131,8 @@ class RQQueue(_Kinds):
             # a fresh id of its own (RQ keeps a finished job's id a while); random,
             # so that no counter key grows for every game ever kicked
             job_id = f"{job_id}-k{secrets.token_hex(6)}"
-        self.rq.enqueue("workers.jobs.settle", game_id, job_id=job_id, job_timeout=120,
+        (self.sweep_rq if sweep else self.rq).enqueue(
+            "workers.jobs.settle", game_id, job_id=job_id, job_timeout=120,
                         retry=Retry(max=5, interval=[1, 2, 5, 10, 30]),
                         description=f"settle game {game_id}", result_ttl=600, failure_ttl=86400)
 

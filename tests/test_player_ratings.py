@@ -4,9 +4,11 @@ and recording a finished game exactly once on both stores, through crashes."""
 from __future__ import annotations
 
 import pytest
+from freezegun import freeze_time
 
 from referee.players import ratings, results
 from referee.players.store import open_players
+from referee.store.base import GameRecord
 from tests.playertools import export, finished_game, finished_log
 
 GAME = "king-of-danger"
@@ -189,3 +191,23 @@ def test_a_game_recorded_between_the_read_and_the_write_sends_the_job_back_to_re
     assert players.ratings("a")[GAME]["games"] == 2
     assert [e["game_id"] for e in players.history("a", GAME)] == [b_game, a_game]
     assert results.check(store, players) == []
+
+
+def test_the_catch_up_reads_only_games_created_since_its_mark(store, players):
+    """The start-up catch-up keeps a mark: the oldest running game's creation (less
+    an hour for the machines' clocks); the next one reads no finished game created
+    before it. ``referee ratings --catch-up`` reads them all."""
+    with freeze_time("2026-03-01 12:00:00"):  # a game still being played since then
+        log, _ = finished_log("running", ["a", "b"])
+        store.create(GameRecord("running", GAME, log[0].at, ["n0", "n1"], {}, "seed-running",
+                                status="settling", version=1), log[0])
+    assert players.caught_up() is None
+    assert results.catch_up(store, players) == 0
+    assert players.caught_up() == "2026-03-01T11:00:00.000000Z"
+    with freeze_time("2026-03-02 12:00:00"):  # created after the running game; its job lost
+        late = finished_game(store, ["a", "b"])
+    assert results.catch_up(store, players) == 1 and players.recorded(late) is not None
+    with freeze_time("2026-02-27 12:00:00"):  # before the mark: the catch-up no longer reads it
+        old = finished_game(store, ["c", "d"])
+    assert results.catch_up(store, players) == 0 and players.recorded(old) is None
+    assert results.catch_up(store, players, everything=True) == 1 and players.recorded(old) is not None

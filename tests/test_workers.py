@@ -194,3 +194,40 @@ def test_a_lost_inline_step_is_done_before_the_next_move(store_url):
     assert [e["seq"] for e in answer["events"]] == [3]
     assert (answer["version"], answer["status"]) == (4, "finished")
     assert types(alive, gid)[:3] == ["game-created", "hand-dealt", "resigned"]
+
+
+def test_a_live_games_step_goes_ahead_of_a_start_up_sweep(rq_service):
+    """Many games left settling by a crash are queued again by a worker's sweep;
+    a game created after that is played live, and its deal is taken before any of
+    the sweep's jobs (they wait on the low queue, `referee-sweep`)."""
+    from rq.job import Job
+    from rq.registry import FinishedJobRegistry
+
+    svc, url = rq_service
+
+    class Lost(RQQueue):  # the process died before these steps were queued
+        def enqueue_settle(self, *a, **kw):
+            pass
+
+    dead = assemble(open_store(url), Lost(url))
+    left = [dead.create("king-of-danger", ["a", "b"], {"seed": f"s{i}"})["id"] for i in range(25)]
+    assert svc.sweep() == 25
+
+    def steps(rq_queue):  # the referee's steps (the live queue holds other reactions' jobs too)
+        return [j for j in rq_queue.jobs if j.func_name == "workers.jobs.settle"]
+
+    assert len(steps(svc.queue.sweep_rq)) == 25 and steps(svc.queue.rq) == []
+    live = svc.create("king-of-danger", ["a", "b"], {"seed": "live"})["id"]
+    assert [j.args for j in steps(svc.queue.rq)] == [(live,)]
+    run_burst(url, url)  # its own start-up sweep queues all 26 once more, behind the live job
+    for gid in left + [live]:
+        assert svc.summary(gid)["status"] == "active"
+    conn = svc.queue.redis
+    finished = {name: [j for j in Job.fetch_many(FinishedJobRegistry(name, connection=conn).get_job_ids(),
+                                                 connection=conn) if j.func_name == "workers.jobs.settle"]
+                for name in ("referee", "referee-sweep")}
+    [live_job] = finished["referee"]
+    assert live_job.args == (live,)
+    swept = finished["referee-sweep"]
+    assert len(swept) == 25 + 26 and {j.origin for j in swept} == {"referee-sweep"}
+    assert all(live_job.ended_at <= j.started_at for j in swept)

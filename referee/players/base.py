@@ -224,6 +224,16 @@ class PlayerStore:
     def finish_pending(self) -> None:
         """Finish a recording a crash cut short (where one can be: Redis)."""
 
+    def caught_up(self) -> str | None:
+        """The ratings catch-up's mark: every game created before it had ended, and
+        was looked at, when a catch-up last finished (a creation time); None: never."""
+        raise NotImplementedError
+
+    def mark_caught_up(self, mark: str) -> None:
+        """Keep the catch-up's mark (any mark a catch-up worked out is safe, so the
+        last writer wins)."""
+        raise NotImplementedError
+
     def recorded_games(self) -> list[tuple[str, dict]]:
         """Every recorded game (id, marker), in the order recorded."""
         raise NotImplementedError

@@ -16,7 +16,8 @@ def add(sub, store_opts) -> None:
     sp.add_argument("--check", action="store_true",
                     help="recompute every rating and list each difference with the stored one (exit 1 if any)")
     sp.add_argument("--catch-up", action="store_true",
-                    help="first record every finished game not recorded yet, in the order they ended")
+                    help="first record every finished game not recorded yet, in the order they ended "
+                         "(every finished game is read, not only those since the start-up catch-up's mark)")
     sp.set_defaults(fn=cmd_ratings)
 
 
@@ -29,7 +30,7 @@ def cmd_ratings(args) -> int:
     store = open_store(Config.load(args.store, getattr(args, "queue", None)).store)
     players = open_players(store)
     if args.catch_up:
-        print(f"{results.catch_up(store, players)} finished game(s) recorded", file=sys.stderr)
+        print(f"{results.catch_up(store, players, everything=True)} finished game(s) recorded", file=sys.stderr)
     if not args.check:
         return 0
     differences = results.check(store, players)

@@ -33,6 +33,7 @@ from referee.players.sqlite import entry_of
 
 R = "{referee:ratings}:"
 RATING_KEYS = [R + "games", R + "order", R + "pending"]
+CAUGHT_UP = R + "caught-up"  # the catch-up's mark (referee/players/results.py)
 M = "{referee:player-mail}:"
 INVITES_KEPT = 100  # an address's newest games it was invited to, the most it is shown
 LOBBY = "{referee:lobby}:open"  # open games' ids, by when they were opened
@@ -359,6 +360,13 @@ class RedisPlayers(PlayerStore):
     def recorded(self, game_id):
         got = self.r.hget(RATING_KEYS[0], game_id)
         return None if got is None else json.loads(got)
+
+    def caught_up(self):
+        got = self.r.get(CAUGHT_UP)
+        return None if got is None else got.decode()
+
+    def mark_caught_up(self, mark):
+        self.r.set(CAUGHT_UP, mark)
 
     def record(self, made, expected_order):
         order = expected_order + 1

@@ -14,6 +14,7 @@ the order they were recorded, and lists each difference with the stored ratings
 
 from __future__ import annotations
 
+import datetime
 from collections.abc import Iterator
 
 from referee.players import ratings
@@ -51,16 +52,58 @@ def rate_game(store, players: PlayerStore, game_id: str, retries: int = 64) -> d
     raise RuntimeError(f"game {game_id}: other recordings kept coming first")
 
 
-def catch_up(store, players: PlayerStore) -> int:
+# How far before the oldest running game the catch-up's mark is put: games are
+# stamped by the clocks of many machines, which may disagree (generously) this much.
+CLOCK_MARGIN = datetime.timedelta(hours=1)
+
+
+def catch_up(store, players: PlayerStore, everything: bool = False) -> int:
     """Record every finished game not recorded yet, in the order they ended (a
-    repair after jobs were lost; harmless to run at any time). Returns how many."""
+    repair after jobs were lost; harmless to run at any time). Returns how many.
+
+    Incremental, so that a process's start does not read every game ever: the
+    games created before the mark the last catch-up kept (``caught_up``) had all
+    ended, and were looked at, then; an ended game stays ended, so they are not
+    read again. The new mark is the creation of the oldest game still running
+    (active or settling, read before the finished ones, so that a game ending
+    meanwhile is found among those), less ``CLOCK_MARGIN``. ``everything``:
+    read every finished game, whatever the mark (``referee ratings --catch-up``)."""
+    running = [row["created_at"] for status in ("active", "settling") for row in store.games(status=status)]
+    now = datetime.datetime.now(datetime.UTC)
+    mark = _stamp(min([_time(t) for t in running] + [now]) - CLOCK_MARGIN)
+    since = None if everything else players.caught_up()
     waiting = []
-    for row in store.games(status="finished"):
+    for row in _finished(store, since):
         if players.recorded(row["id"]) is None and may_seat_players(store, row["id"]):
             out = ratings.outcome(store.events(row["id"]))
             if out is not None and any(out["players"]):
                 waiting.append((ratings.end_key(out), row["id"]))
-    return sum(1 for _, gid in sorted(waiting) if rate_game(store, players, gid) is not None)
+    n = sum(1 for _, gid in sorted(waiting) if rate_game(store, players, gid) is not None)
+    if since is None or mark > since:  # only once every game before it is recorded
+        players.mark_caught_up(mark)
+    return n
+
+
+def _finished(store, since: str | None) -> Iterator[dict]:
+    """The finished games, newest created first, down to those created before ``since``."""
+    after = None
+    while True:
+        page, after = store.page("finished", 500, after)
+        for row in page:
+            if since is not None and row["created_at"] < since:
+                return
+            yield row
+        if after is None:
+            return
+
+
+def _time(stamp: str) -> datetime.datetime:
+    return datetime.datetime.fromisoformat(stamp.replace("Z", "+00:00"))
+
+
+def _stamp(t: datetime.datetime) -> str:
+    """A time written as the games' creation times are (referee/events.py ``utcnow``)."""
+    return t.astimezone(datetime.UTC).isoformat(timespec="microseconds")[:-6] + "Z"
 
 
 def may_seat_players(store, game_id: str) -> bool:

@@ -39,6 +39,7 @@ CREATE TABLE IF NOT EXISTS open_invites (
     PRIMARY KEY (address, game_id)) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS rated_games (
     game_id TEXT PRIMARY KEY, ord INTEGER NOT NULL UNIQUE, marker TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS ratings_caught_up (one INTEGER PRIMARY KEY CHECK (one = 1), mark TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS mail_addresses (address TEXT PRIMARY KEY, at REAL NOT NULL) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS player_mail (
     player TEXT PRIMARY KEY, next_try REAL NOT NULL, attempts INTEGER NOT NULL, error TEXT);
@@ -280,6 +281,14 @@ class SqlitePlayers(SideTables, PlayerStore):
     def recorded(self, game_id):
         rows = self._read("SELECT marker FROM rated_games WHERE game_id = ?", (game_id,))
         return json.loads(rows[0][0]) if rows else None
+
+    def caught_up(self):
+        rows = self._read("SELECT mark FROM ratings_caught_up")
+        return rows[0][0] if rows else None
+
+    def mark_caught_up(self, mark):
+        with self._tx() as conn:
+            conn.execute("INSERT OR REPLACE INTO ratings_caught_up VALUES (1, ?)", (mark,))
 
     def record(self, made, expected_order):
         with self._tx() as conn:

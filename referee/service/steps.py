@@ -128,9 +128,10 @@ class Steps:
         raise RuntimeError(f"game {game_id}: referee steps did not come to rest")
 
     def sweep(self) -> int:
-        """Enqueue the step of every game left settling (run when a worker starts)."""
+        """Enqueue the step of every game left settling (run when a worker starts),
+        onto the low queue: live play goes first (referee/queue.py)."""
         n = 0
         for row in self.store.games(status="settling"):  # the settling index, page by page
-            self.queue.enqueue_settle(row["id"], row["version"], force=True)
+            self.queue.enqueue_settle(row["id"], row["version"], force=True, sweep=True)
             n += 1
         return n
