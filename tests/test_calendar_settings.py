@@ -138,8 +138,9 @@ def test_in_a_league_turns_is_the_default_and_each_may_be_chosen(client, service
         return reasons
 
     by_default = league_notices("Default")
-    assert by_default and set(by_default) <= {"start", "turn", "game-over", "timeout"}, by_default
-    assert by_default.count("game-over") >= 2  # her two games' results, and the standings
+    # her turns, her games' results and the league's rounds (their own notice, standings)
+    assert by_default and set(by_default) <= {"start", "turn", "game-over", "timeout", "standings"}, by_default
+    assert by_default.count("game-over") >= 2 and "standings" in by_default
     assert patch(client, ann, {"notices": "each"}).status_code == 200
     every = league_notices("Every notice")
     assert {"trick", "hand"} & set(every), every  # (the leagues' deals differ: counts are compared above)
