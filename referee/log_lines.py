@@ -194,7 +194,7 @@ def read_lines(lines: list, payloads: dict[str, str] | None = None) -> list[Even
     prev = "0" * 64
     if payloads is None:
         payloads = {}
-    loads, dumps, sha256, float_in = orjson.loads, orjson.dumps, hashlib.sha256, _FLOAT.search
+    loads, sha256 = orjson.loads, hashlib.sha256
     i = 0
     try:
         for i, line in enumerate(lines, start=1):
@@ -220,18 +220,11 @@ def read_lines(lines: list, payloads: dict[str, str] | None = None) -> list[Even
                     known = payloads.get(text)
                     if known is not None:
                         text = known  # one string for every event with this payload
-                    else:  # _payload_canonical, without its two calls for every new payload
-                        same = False
-                        if float_in(text) is None:  # orjson's text is then the standard library's
-                            try:
-                                same = dumps(payload, option=_SORTED).decode() == text
-                            except TypeError:  # a key that is no string, an integer past 64 bits
-                                pass
-                        if same or parsed_canonical_text(payload) == text:
-                            if len(payloads) < KNOWN_PAYLOADS:
-                                payloads[text] = text
-                        else:
-                            text = None
+                    elif _payload_canonical(payload, text):
+                        if len(payloads) < KNOWN_PAYLOADS:
+                            payloads[text] = text
+                    else:
+                        text = None
                     if text is not None:  # the line without ',"hash":"…"' (after "at")
                         cut = len(head) - len(given) - 21
                         body = line[:cut] + line[cut + len(given) + 10:]
