@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import sys
 import time
 
@@ -51,6 +50,10 @@ def _post(url: str, body: dict) -> tuple[int, dict]:
 
 def load_key(path: str, name: str | None):
     """The witness's key from ``path``, made (and written, owner-only) if missing."""
+    # socket here, not at the top: only a new witness asks its host's name, and every
+    # `referee` command (an audit of a season's logs too) would pay for it at its start
+    import socket
+
     from referee.transparency import notes
 
     if os.path.exists(path):
