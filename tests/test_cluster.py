@@ -174,8 +174,9 @@ def test_the_append_is_compare_and_set_on_the_cluster(cluster):
 
 def test_rate_limits_on_a_cluster_count_together_in_the_queues_redis(cluster, redis_url, monkeypatch):
     """A cluster store comes with a plain Redis for the queue: the rate limits'
-    counters live there, so two API processes (two apps here) count a token's moves
-    and an address's failed token checks together, and play goes on."""
+    counters live there (a move's own in its game's slot), so two API processes
+    (two apps here) count a token's moves and an address's failed token checks
+    together, and play goes on."""
     from referee.api import create_app
     from tests.helpers import limits_count_together
 
@@ -185,6 +186,60 @@ def test_rate_limits_on_a_cluster_count_together_in_the_queues_redis(cluster, re
                 for _ in range(2))
     limits_count_together(one, two, "cluster-limits")
     assert redis.Redis.from_url(redis_url).keys("referee-limits:*")  # counted in the queue's Redis
+
+
+def test_a_tokens_moves_are_counted_in_its_games_slot_on_a_cluster(cluster, redis_url, monkeypatch):
+    """On a cluster a move's rate counter lives beside its game ({g:ID}, the same
+    hash slot), stepped by the append's script: the fourth move at 3/minute is
+    refused and changes nothing, and the queue's Redis holds no move counter."""
+    from referee.api import create_app
+    from tests.helpers import Game
+
+    monkeypatch.setenv("REFEREE_MOVE_RATE", "3/minute")
+    client = create_app(assemble(open_store(cluster.url), RQQueue(redis_url))).test_client()
+    g = Game(client, "castle-danger", 2, {"seed": "slot-limits"})
+    seat = g.summary()["to_act"][0]
+    for text in ("c1-b1", "b1-a1", "a1-a2"):
+        assert g.post(seat, {"text": text}).status_code == 201
+    before = g.export()
+    r = g.post(seat, {"text": "a2-a3"})
+    assert r.status_code == 429 and r.json["code"] == "too-many-requests" and int(r.headers["Retry-After"]) <= 60
+    assert g.export() == before
+    node = redis.Redis(port=cluster.ports[cluster.node_of(f"{{g:{g.id}}}:log")])
+    counters = node.keys(f"{{g:{g.id}}}:referee-limits:games.moves:token:*")
+    assert len(counters) == 1 and int(node.get(counters[0])) == 4
+    slot = node.execute_command("CLUSTER", "KEYSLOT", f"{{g:{g.id}}}:log")
+    assert node.execute_command("CLUSTER", "KEYSLOT", counters[0]) == slot
+    assert not redis.Redis.from_url(redis_url).keys("*games.moves*")
+    # the flood meets its 429 before its move is judged, still counted in the slot
+    assert g.post(seat, {"text": "a2-a3"}).status_code == 429
+    assert int(node.get(counters[0])) == 5 and g.export() == before
+    # the other seat's token has its own count
+    assert g.post(1 - seat, {"text": "a1-a2"}).status_code != 429
+
+
+def test_a_move_on_a_cluster_needs_no_queue_redis(cluster, tmp_path, monkeypatch, caplog):
+    """With the queue's Redis (where the other limits count) stopped, a move is
+    still accepted: the address's failed token checks cannot be read, so that
+    limit lets it through and says so in the log; the move's own counter is in
+    its game's slot and still counts."""
+    from referee.api import create_app
+    from tests.conftest import RedisServer
+    from tests.helpers import Game
+
+    monkeypatch.setenv("REFEREE_MOVE_RATE", "2/minute")
+    queue = RedisServer(tmp_path)
+    try:
+        client = create_app(assemble(open_store(cluster.url), RQQueue(queue.url))).test_client()
+        g = Game(client, "castle-danger", 2, {"seed": "no-queue"})
+        seat = g.summary()["to_act"][0]
+    finally:
+        queue.stop()
+    with caplog.at_level("WARNING", logger="referee.limits"):
+        assert g.post(seat, {"text": "c1-b1"}).status_code == 201
+        assert g.post(seat, {"text": "b1-a1"}).status_code == 201
+    assert "rate limits not checked" in caplog.text
+    assert g.post(seat, {"text": "a1-a2"}).status_code == 429  # the move's own limit holds
 
 
 def test_players_are_recorded_once_on_a_cluster(cluster):

@@ -251,6 +251,41 @@ class RedisCounters:
         pipe.execute()
 
 
+class SlotCounters:
+    """A move's counters on a Redis Cluster store: in its game's own hash slot
+    (``{g:ID}:...``), beside its log, so the append's script steps them on the
+    game's node and a move needs no Redis but the one holding its game. Used
+    directly only for a move whose append never came (``Limiter.settle``)."""
+
+    def __init__(self, cluster):
+        import redis
+
+        self.errors = (redis.RedisError,)
+        self.r = cluster
+
+    def step(self, read: list, hit: list, now: float, record_of: str | None = None) -> tuple:
+        pipe = self.r.pipeline(transaction=False)  # every key in one slot: one node's round trip
+        for key, _ in read:
+            pipe.get(key)
+        for key, ttl in hit:
+            pipe.set(key, 0, ex=ttl, nx=True)
+            pipe.incr(key)
+        got = pipe.execute()
+        return [int(v or 0) for v in got[:len(read)]], [int(v) for v in got[len(read) + 1::2]], None
+
+    def add(self, keys: list, by: int, now: float) -> None:
+        pipe = self.r.pipeline(transaction=False)
+        for key, ttl in keys:
+            pipe.set(key, 0, ex=ttl, nx=True)
+            pipe.incrby(key, by)
+        pipe.execute()
+
+
+def in_slot(game: str, windows: list) -> list:
+    """``windows``' counters moved into game ``game``'s hash slot (the store's ``{g:ID}`` tag)."""
+    return [(f"{{g:{game}}}:{key}", *rest) for key, *rest in windows]
+
+
 class Tally:
     """A move's counting left to its append: where the counters live in the store's
     own Redis and this process keeps the game's record (GameService.kept), the
@@ -260,10 +295,11 @@ class Tally:
     that ends before its append (a refusal, a replayed answer) is counted after it
     (``Limiter.after``), and answered 429 if over, as before."""
 
-    __slots__ = ("limiter", "failed", "hit", "now", "done")
+    __slots__ = ("limiter", "failed", "hit", "now", "done", "counters")
 
-    def __init__(self, limiter: Limiter, failed: list, hit: list, now: float):
+    def __init__(self, limiter: Limiter, failed: list, hit: list, now: float, counters=None):
         self.limiter, self.failed, self.hit, self.now, self.done = limiter, failed, hit, now, False
+        self.counters = counters  # where ``settle`` counts them (None: the limiter's own)
 
     @property
     def reads(self) -> list[tuple[str, int]]:
@@ -288,6 +324,9 @@ class Limiter:
         self.service = service
         # A move's counters may go with its append: they are in the store's Redis.
         self.tallies = getattr(self.counters, "store", None) is not None and service is not None
+        # On a Redis Cluster store a move's own counters live in its game's slot
+        # (the append steps them there); the others stay where ``uri`` says.
+        self.slots = SlotCounters(store.r) if getattr(store, "cluster", False) and service is not None else None
         # Windows this process has refused lately: a flood meets its 429 before the
         # move is judged, not in the append after it (the keys name their window).
         self._refused: set[str] = set()
@@ -344,6 +383,8 @@ class Limiter:
         route = self.routes.get(endpoint)
         hits = _windows(self.counted_as.get(endpoint, endpoint), route[1](authorization, remote),
                         rate(route[0]), now) if route else []
+        if game is not None and self.slots is not None:
+            return self._admit_in_slot(game, failed, hits, now)
         # a move's game record comes along (read by the view otherwise)
         if (game is not None and self.tallies and self.service.kept(game)
                 and not any(w[0] in self._refused for w in failed + hits)):
@@ -351,10 +392,23 @@ class Limiter:
         over, record = self._count(failed, hits, now, game)
         return Admission(over=over, record=record)
 
-    def _count(self, failed: list, hits: list, now: float, game: str | None = None):
+    def _admit_in_slot(self, game: str, failed: list, hits: list, now: float) -> Admission:
+        """A move on a Redis Cluster store: the address's failed token checks are
+        read where the other counters live (not reached: let through, logged),
+        and the token's moves are counted by the append, in the game's slot."""
+        over, _ = self._count(failed, [], now)
+        if over is not None:
+            return Admission(over=over)
+        tally = Tally(self, [], in_slot(game, hits), now, self.slots)
+        if any(w[0] in self._refused for w in tally.hit):  # a flood: its 429 before the move is judged
+            return Admission(over=self.settle(tally))
+        return Admission(tally=tally)
+
+    def _count(self, failed: list, hits: list, now: float, game: str | None = None, counters=None):
         """Count a request: (the 429 it earns or None, the game's record if read)."""
+        counters = counters or self.counters
         try:
-            got, counted, record = self.counters.step([(k, s) for k, _, s, _ in failed],
+            got, counted, record = counters.step([(k, s) for k, _, s, _ in failed],
                                                       [(k, s) for k, _, s, _ in hits], now, game)
         except self.errors as err:  # no counter store: serve rather than refuse everyone
             log.warning("rate limits not checked: %s", err)
@@ -362,7 +416,7 @@ class Limiter:
         for n, (key, amount, _, ends) in zip(got, failed, strict=True):
             if n >= amount:
                 if hits:  # refused before its own limit was asked: that hit never was
-                    self._add([(k, s) for k, _, s, _ in hits], -1, now)
+                    self._add([(k, s) for k, _, s, _ in hits], -1, now, counters)
                 return self.refused(key, ends, now), None
         for n, (key, amount, _, ends) in zip(counted, hits, strict=True):
             if n > amount:
@@ -386,7 +440,7 @@ class Limiter:
         if tally is None or tally.done:
             return None
         tally.done = True
-        over, _ = self._count(tally.failed, tally.hit, tally.now)
+        over, _ = self._count(tally.failed, tally.hit, tally.now, counters=tally.counters)
         return over
 
     def spend(self, name: str, kind: str, n: int, authorization: str, remote: str | None) -> None:
@@ -408,9 +462,9 @@ class Limiter:
                 self._add(keys, -n, now)
                 raise self.refused(key, ends, now)
 
-    def _add(self, keys: list, by: int, now: float) -> None:
+    def _add(self, keys: list, by: int, now: float, counters=None) -> None:
         try:
-            self.counters.add(keys, by, now)
+            (counters or self.counters).add(keys, by, now)
         except self.errors as err:
             log.warning("rate limit not counted: %s", err)
 
