@@ -197,6 +197,19 @@ class MemoryCounters:
                 self._counts[key] = (n + by, expires)
 
 
+# Counters in a Redis apart from the store's (the queue's, beside a cluster or
+# SQLite store) may be out of reach while play goes on: each try waits at most
+# APART_TIMEOUT seconds, and after a failure none is made for APART_PAUSE seconds,
+# the requests let through meanwhile (Limiter._count), so that no request waits on
+# a Redis known to be down.
+APART_TIMEOUT = 0.5
+APART_PAUSE = 1.0
+
+
+class Paused(Exception):
+    """The counters' Redis failed lately: not tried again yet."""
+
+
 class RedisCounters:
     """Counters in Redis, shared by every API process: one pipelined round trip
     per request."""
@@ -204,12 +217,15 @@ class RedisCounters:
     def __init__(self, url: str, store=None):
         import redis
 
-        self.errors = (redis.RedisError,)
+        self.errors = (redis.RedisError, Paused)
         self._dropped = redis.ConnectionError
         # The store's own Redis: its client, and the game's record read in the
         # same round trip as the counters (a move then waits for two, not three).
         self.store = store if getattr(store, "url", None) == url and hasattr(store, "record_read") else None
-        self.r = self.store.r if self.store is not None else redis.Redis.from_url(url)
+        self.apart = self.store is None
+        self._paused_until = 0.0
+        self.r = self.store.r if self.store is not None else redis.Redis.from_url(
+            url, socket_connect_timeout=APART_TIMEOUT, socket_timeout=APART_TIMEOUT)
         # Each request thread keeps a connection of its own for the counters' round
         # trip (the store's, when the counters are in the store's Redis), and
         # writes the commands on it itself (referee/store/redis.py ThreadConnections).
@@ -224,10 +240,25 @@ class RedisCounters:
         when it is used: the commands then go once more on a new one. (A hit
         counted twice, when the first try did reach the server, only makes that
         window one step stricter.)"""
+        return self._reach(self._send, commands)
+
+    def _send(self, commands: list[tuple]) -> list:
         try:
             return self.threads.send(commands)
         except self._dropped:
             return self.threads.send(commands)
+
+    def _reach(self, call, *args):
+        """``call(*args)``, unless a Redis apart from the store's failed in the last
+        APART_PAUSE seconds (Paused); its failure starts such a pause."""
+        if self.apart and time.monotonic() < self._paused_until:
+            raise Paused("not tried again yet after a failure")
+        try:
+            return call(*args)
+        except self.errors:
+            if self.apart:
+                self._paused_until = time.monotonic() + APART_PAUSE
+            raise
 
     def step(self, read: list, hit: list, now: float, record_of: str | None = None) -> tuple:
         """The counts of ``read``'s keys, of ``hit``'s keys after adding one, and
@@ -248,7 +279,7 @@ class RedisCounters:
         for key, ttl in keys:
             pipe.set(key, 0, ex=ttl, nx=True)
             pipe.incrby(key, by)
-        pipe.execute()
+        self._reach(pipe.execute)
 
 
 class SlotCounters:
@@ -320,13 +351,13 @@ class Tally:
 class Limiter:
     def __init__(self, uri: str, store=None, service=None):
         self.counters = MemoryCounters() if uri == "memory://" else RedisCounters(uri, store)
-        self.errors = getattr(self.counters, "errors", ())
         self.service = service
         # A move's counters may go with its append: they are in the store's Redis.
         self.tallies = getattr(self.counters, "store", None) is not None and service is not None
         # On a Redis Cluster store a move's own counters live in its game's slot
         # (the append steps them there); the others stay where ``uri`` says.
         self.slots = SlotCounters(store.r) if getattr(store, "cluster", False) and service is not None else None
+        self.errors = getattr(self.counters, "errors", ()) + (self.slots.errors if self.slots else ())
         # Windows this process has refused lately: a flood meets its 429 before the
         # move is judged, not in the append after it (the keys name their window).
         self._refused: set[str] = set()
@@ -411,7 +442,7 @@ class Limiter:
             got, counted, record = counters.step([(k, s) for k, _, s, _ in failed],
                                                       [(k, s) for k, _, s, _ in hits], now, game)
         except self.errors as err:  # no counter store: serve rather than refuse everyone
-            log.warning("rate limits not checked: %s", err)
+            unreached("rate limits not checked", err)
             return None, None
         for n, (key, amount, _, ends) in zip(got, failed, strict=True):
             if n >= amount:
@@ -455,7 +486,7 @@ class Limiter:
         try:
             got, _, _ = self.counters.step(keys, [], now)
         except self.errors as err:
-            log.warning("rate limit not checked: %s", err)
+            unreached("rate limit not checked", err)
             return
         for count, (key, amount, _, ends) in zip(got, windows, strict=True):
             if count > amount:
@@ -466,7 +497,17 @@ class Limiter:
         try:
             (counters or self.counters).add(keys, by, now)
         except self.errors as err:
-            log.warning("rate limit not counted: %s", err)
+            unreached("rate limit not counted", err)
+
+
+def unreached(what: str, err: Exception) -> None:
+    """Log a request let through because its counters could not be reached: once
+    a failure (the requests in the pause after it pass without a line each)."""
+    if isinstance(err, Paused):
+        log.debug("%s: %s", what, err)
+    else:
+        log.warning("%s (let through; counters apart from the store's are tried again in %s s): %s",
+                    what, APART_PAUSE, err)
 
 
 def spend(name: str, kind: str, n: int) -> None:
