@@ -218,6 +218,39 @@ def test_a_tokens_moves_are_counted_in_its_games_slot_on_a_cluster(cluster, redi
     assert g.post(1 - seat, {"text": "a1-a2"}).status_code != 429
 
 
+def test_a_move_on_a_cluster_is_one_round_trip_and_failed_checks_still_bar_it(cluster, redis_url, monkeypatch):
+    """On a cluster a move's address's failed token checks are read from the
+    queue's Redis at most once a while per process (``failed_fresh``), so its one
+    round trip is the append; a 401 answered in the process is seen at once, and
+    an address over its failed checks cannot move."""
+    from referee.api import create_app
+    from tests.helpers import Game
+    from tests.test_hostile import _limiter
+
+    monkeypatch.setenv("REFEREE_AUTH_FAIL_RATE", "2/minute")
+    app = create_app(assemble(open_store(cluster.url), RQQueue(redis_url)))
+    client = app.test_client()
+    limiter = _limiter(app)
+    limiter.failed_fresh = 3600  # the test's moves all fall in one read's freshness
+    steps = []
+    real_step = limiter.counters.step
+    monkeypatch.setattr(limiter.counters, "step", lambda *a, **kw: steps.append(a) or real_step(*a, **kw))
+    g = Game(client, "castle-danger", 2, {"seed": "one-trip"})
+    seat = g.summary()["to_act"][0]
+    there = {"REMOTE_ADDR": "192.0.2.60"}
+    for text in ("c1-b1", "b1-a1"):
+        r = client.post(f"/v1/games/{g.id}/moves", json={"text": text}, headers=g.auth(seat), environ_base=there)
+        assert r.status_code == 201, r.json
+    assert len([s for s in steps if s[0] and "192.0.2.60" in s[0][0][0]]) == 1  # read once for both moves
+    bad = {"Authorization": "Bearer guess"}
+    for _ in range(2):
+        assert client.get(f"/v1/games/{g.id}/view", headers=bad, environ_base=there).status_code == 401
+    before = g.export()
+    r = client.post(f"/v1/games/{g.id}/moves", json={"text": "a1-a2"}, headers=g.auth(seat), environ_base=there)
+    assert r.status_code == 429 and 0 < int(r.headers["Retry-After"]) <= 60
+    assert g.export() == before
+
+
 def test_a_move_on_a_cluster_needs_no_queue_redis(cluster, tmp_path, monkeypatch, caplog):
     """With the queue's Redis (where the other limits count) stopped, a move is
     still accepted: the address's failed token checks cannot be read, so that

@@ -361,6 +361,12 @@ class Limiter:
         # Windows this process has refused lately: a flood meets its 429 before the
         # move is judged, not in the append after it (the keys name their window).
         self._refused: set[str] = set()
+        # A move on a cluster reads its address's failed token checks (apart from
+        # its game's node) at most once a second an address in each process: the
+        # move's one round trip stays its append. A 401 answered here reads them
+        # afresh at once; another process's, within ``failed_fresh`` seconds.
+        self.failed_fresh = 1.0
+        self._failed_seen: dict[tuple, tuple[float, list[int]]] = {}
         # endpoints counted as another: the confirmation page posts codes as the API does
         self.counted_as = {"player_pages.confirm_post": "players.confirm",
                            **{f"disputes.{e}": "disputes" for e in DISPUTE_ENDPOINTS}}
@@ -424,16 +430,34 @@ class Limiter:
         return Admission(over=over, record=record)
 
     def _admit_in_slot(self, game: str, failed: list, hits: list, now: float) -> Admission:
-        """A move on a Redis Cluster store: the address's failed token checks are
-        read where the other counters live (not reached: let through, logged),
-        and the token's moves are counted by the append, in the game's slot."""
-        over, _ = self._count(failed, [], now)
-        if over is not None:
-            return Admission(over=over)
+        """A move on a Redis Cluster store: the address's failed token checks as
+        read where the other counters live at most ``failed_fresh`` seconds ago
+        (not reached: let through, logged), and the token's moves counted by the
+        append, in the game's slot; so a move's one round trip is its append."""
+        for n, (key, amount, _, ends) in zip(self._failed_counts(failed, now), failed, strict=False):  # none: not reached
+            if n >= amount:
+                return Admission(over=self.refused(key, ends, now))
         tally = Tally(self, [], in_slot(game, hits), now, self.slots)
         if any(w[0] in self._refused for w in tally.hit):  # a flood: its 429 before the move is judged
             return Admission(over=self.settle(tally))
         return Admission(tally=tally)
+
+    def _failed_counts(self, failed: list, now: float) -> list[int]:
+        """The counts of ``failed``'s windows (an address's failed token checks),
+        read again once ``failed_fresh`` seconds old; none if not reached."""
+        keys = tuple(w[0] for w in failed)  # they name their windows: a new window, a new read
+        seen = self._failed_seen.get(keys)
+        if seen is not None and now - seen[0] < self.failed_fresh:
+            return seen[1]
+        try:
+            counts, _, _ = self.counters.step([(k, s) for k, _, s, _ in failed], [], now)
+        except self.errors as err:
+            unreached("rate limits not checked", err)
+            return []
+        if len(self._failed_seen) > 10000:  # old windows' reads: forget them all now and then
+            self._failed_seen.clear()
+        self._failed_seen[keys] = (now, counts)
+        return counts
 
     def _count(self, failed: list, hits: list, now: float, game: str | None = None, counters=None):
         """Count a request: (the 429 it earns or None, the game's record if read)."""
@@ -460,9 +484,9 @@ class Limiter:
             return current_app.handle_http_exception(over)
         if response.status_code == 401 and not self.exempt(request.endpoint):
             now = time.time()
-            self._add([(k, s) for k, _, s, _ in
-                       _windows("auth-fail", address(request.remote_addr), rate("REFEREE_AUTH_FAIL_RATE"), now)],
-                      1, now)
+            failed = _windows("auth-fail", address(request.remote_addr), rate("REFEREE_AUTH_FAIL_RATE"), now)
+            self._add([(k, s) for k, _, s, _ in failed], 1, now)
+            self._failed_seen.pop(tuple(w[0] for w in failed), None)  # this process's moves read it afresh
         return response
 
     def settle(self, tally: Tally | None) -> Limited | None:
