@@ -23,7 +23,10 @@ defaults no real player, organiser or test suite meets:
   (``REFEREE_WITNESS_RATE``, default 60/hour): a witness posts one a run.
 
 Counters live in memory in embedded mode and in Redis where the store or the
-queue is Redis, so every API process counts together. Over a limit: 429
+queue is Redis, so every API process counts together; on a Redis Cluster store a
+token's moves are counted in its game's own hash slot (``SlotCounters``), so a
+move needs no Redis but its game's. Counters out of reach let the request
+through, logged: a queue's Redis that is down holds up no move. Over a limit: 429
 ``too-many-requests`` problem+json with ``Retry-After`` (the seconds until the
 window that refused it ends).
 
