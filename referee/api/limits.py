@@ -322,7 +322,8 @@ def in_slot(game: str, windows: list) -> list:
 
 class Tally:
     """A move's counting left to its append: where the counters live in the store's
-    own Redis and this process keeps the game's record (GameService.kept), the
+    own Redis and this process keeps the game's record (GameService.kept), or on a
+    Redis Cluster store (the token's counter in the game's slot, ``counters``), the
     append's script steps them first (referee/store/redis.py), so the whole move
     makes one round trip. Over a limit, the script writes nothing of the game and
     ``refuse`` raises the 429 the round trip before the move would have. A request
@@ -533,8 +534,7 @@ def unreached(what: str, err: Exception) -> None:
     if isinstance(err, Paused):
         log.debug("%s: %s", what, err)
     else:
-        log.warning("%s (let through; counters apart from the store's are tried again in %s s): %s",
-                    what, APART_PAUSE, err)
+        log.warning("%s (let through): %s", what, err)
 
 
 def spend(name: str, kind: str, n: int) -> None:
