@@ -174,8 +174,9 @@ def test_the_append_is_compare_and_set_on_the_cluster(cluster):
 
 def test_rate_limits_on_a_cluster_count_together_in_the_queues_redis(cluster, redis_url, monkeypatch):
     """A cluster store comes with a plain Redis for the queue: the rate limits'
-    counters live there, so two API processes (two apps here) count a token's moves
-    and an address's failed token checks together, and play goes on."""
+    counters live there (a move's own in its game's slot), so two API processes
+    (two apps here) count a token's moves and an address's failed token checks
+    together, and play goes on."""
     from referee.api import create_app
     from tests.helpers import limits_count_together
 
@@ -185,6 +186,95 @@ def test_rate_limits_on_a_cluster_count_together_in_the_queues_redis(cluster, re
                 for _ in range(2))
     limits_count_together(one, two, "cluster-limits")
     assert redis.Redis.from_url(redis_url).keys("referee-limits:*")  # counted in the queue's Redis
+
+
+def test_a_tokens_moves_are_counted_in_its_games_slot_on_a_cluster(cluster, redis_url, monkeypatch):
+    """On a cluster a move's rate counter lives beside its game ({g:ID}, the same
+    hash slot), stepped by the append's script: the fourth move at 3/minute is
+    refused and changes nothing, and the queue's Redis holds no move counter."""
+    from referee.api import create_app
+    from tests.helpers import Game
+
+    monkeypatch.setenv("REFEREE_MOVE_RATE", "3/minute")
+    client = create_app(assemble(open_store(cluster.url), RQQueue(redis_url))).test_client()
+    g = Game(client, "castle-danger", 2, {"seed": "slot-limits"})
+    seat = g.summary()["to_act"][0]
+    for text in ("c1-b1", "b1-a1", "a1-a2"):
+        assert g.post(seat, {"text": text}).status_code == 201
+    before = g.export()
+    r = g.post(seat, {"text": "a2-a3"})
+    assert r.status_code == 429 and r.json["code"] == "too-many-requests" and int(r.headers["Retry-After"]) <= 60
+    assert g.export() == before
+    node = redis.Redis(port=cluster.ports[cluster.node_of(f"{{g:{g.id}}}:log")])
+    counters = node.keys(f"{{g:{g.id}}}:referee-limits:games.moves:token:*")
+    assert len(counters) == 1 and int(node.get(counters[0])) == 4
+    slot = node.execute_command("CLUSTER", "KEYSLOT", f"{{g:{g.id}}}:log")
+    assert node.execute_command("CLUSTER", "KEYSLOT", counters[0]) == slot
+    assert not redis.Redis.from_url(redis_url).keys("*games.moves*")
+    # the flood meets its 429 before its move is judged, still counted in the slot
+    assert g.post(seat, {"text": "a2-a3"}).status_code == 429
+    assert int(node.get(counters[0])) == 5 and g.export() == before
+    # the other seat's token has its own count
+    assert g.post(1 - seat, {"text": "a1-a2"}).status_code != 429
+
+
+def test_a_move_on_a_cluster_is_one_round_trip_and_failed_checks_still_bar_it(cluster, redis_url, monkeypatch):
+    """On a cluster a move's address's failed token checks are read from the
+    queue's Redis at most once a while per process (``failed_fresh``), so its one
+    round trip is the append; a 401 answered in the process is seen at once, and
+    an address over its failed checks cannot move."""
+    from referee.api import create_app
+    from tests.helpers import Game
+    from tests.test_hostile import _limiter
+
+    monkeypatch.setenv("REFEREE_AUTH_FAIL_RATE", "2/minute")
+    app = create_app(assemble(open_store(cluster.url), RQQueue(redis_url)))
+    client = app.test_client()
+    limiter = _limiter(app)
+    limiter.failed_fresh = 3600  # the test's moves all fall in one read's freshness
+    steps = []
+    real_step = limiter.counters.step
+    monkeypatch.setattr(limiter.counters, "step", lambda *a, **kw: steps.append(a) or real_step(*a, **kw))
+    g = Game(client, "castle-danger", 2, {"seed": "one-trip"})
+    seat = g.summary()["to_act"][0]
+    there = {"REMOTE_ADDR": "192.0.2.60"}
+    for text in ("c1-b1", "b1-a1"):
+        r = client.post(f"/v1/games/{g.id}/moves", json={"text": text}, headers=g.auth(seat), environ_base=there)
+        assert r.status_code == 201, r.json
+    assert len([s for s in steps if s[0] and "192.0.2.60" in s[0][0][0]]) == 1  # read once for both moves
+    bad = {"Authorization": "Bearer guess"}
+    for _ in range(2):
+        assert client.get(f"/v1/games/{g.id}/view", headers=bad, environ_base=there).status_code == 401
+    before = g.export()
+    r = client.post(f"/v1/games/{g.id}/moves", json={"text": "a1-a2"}, headers=g.auth(seat), environ_base=there)
+    assert r.status_code == 429 and 0 < int(r.headers["Retry-After"]) <= 60
+    assert g.export() == before
+
+
+def test_a_move_on_a_cluster_needs_no_queue_redis(cluster, tmp_path, monkeypatch, caplog):
+    """With the queue's Redis (where the other limits count) stopped, a move is
+    still accepted: the address's failed token checks cannot be read, so that
+    limit lets it through and says so in the log; the move's own counter is in
+    its game's slot and still counts."""
+    from referee.api import create_app
+    from tests.conftest import RedisServer
+    from tests.helpers import Game
+
+    monkeypatch.setenv("REFEREE_MOVE_RATE", "2/minute")
+    queue = RedisServer(tmp_path)
+    try:
+        client = create_app(assemble(open_store(cluster.url), RQQueue(queue.url))).test_client()
+        g = Game(client, "castle-danger", 2, {"seed": "no-queue"})
+        seat = g.summary()["to_act"][0]
+    finally:
+        queue.stop()
+    with caplog.at_level("WARNING", logger="referee.limits"):
+        assert g.post(seat, {"text": "c1-b1"}).status_code == 201
+        assert g.post(seat, {"text": "b1-a1"}).status_code == 201
+    # said once: for a second after the failure the requests pass without trying it again
+    warned = [r for r in caplog.records if r.name == "referee.limits" and r.levelname == "WARNING"]
+    assert len(warned) == 1 and "rate limits not checked (let through" in warned[0].getMessage()
+    assert g.post(seat, {"text": "a1-a2"}).status_code == 429  # the move's own limit holds
 
 
 def test_players_are_recorded_once_on_a_cluster(cluster):

@@ -338,6 +338,36 @@ def test_limits_on_redis_count_on_after_redis_drops_every_connection(monkeypatch
     assert not [r for r in caplog.records if r.name == "referee.limits"]  # never served unlimited
 
 
+def test_counters_apart_from_the_store_that_never_answer_hold_no_request_up():
+    """Counters in a Redis apart from the store's (the queue's) that accepts the
+    connection and never answers: the try gives up within its timeout, and for a
+    moment after it none is made (the limiter lets such requests through)."""
+    import socket
+
+    import redis
+
+    from referee.api.limits import Paused, RedisCounters
+
+    with socket.socket() as silent:
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(8)  # the kernel accepts; nobody ever reads or answers
+        counters = RedisCounters(f"redis://127.0.0.1:{silent.getsockname()[1]}/0")
+        outcome = []
+
+        def count():
+            try:
+                counters.step([("k", 60)], [("h", 60)], 0.0)
+            except Exception as err:  # noqa: BLE001 - the test looks at what it was
+                outcome.append(err)
+
+        trying = threading.Thread(target=count, daemon=True)
+        trying.start()
+        trying.join(10)  # a bound on a hang, not a measure of speed
+        assert not trying.is_alive() and isinstance(outcome[0], redis.RedisError)
+        with pytest.raises(Paused):
+            counters.step([("k", 60)], [], 0.0)
+
+
 def test_refused_moves_count_toward_the_limit_too(limited):
     """A move refused by the rules still counts: a client looping bad moves meets
     the limit as one looping good ones does (on Redis, counted after the refusal,

@@ -23,7 +23,10 @@ defaults no real player, organiser or test suite meets:
   (``REFEREE_WITNESS_RATE``, default 60/hour): a witness posts one a run.
 
 Counters live in memory in embedded mode and in Redis where the store or the
-queue is Redis, so every API process counts together. Over a limit: 429
+queue is Redis, so every API process counts together; on a Redis Cluster store a
+token's moves are counted in its game's own hash slot (``SlotCounters``), so a
+move needs no Redis but its game's. Counters out of reach let the request
+through, logged: a queue's Redis that is down holds up no move. Over a limit: 429
 ``too-many-requests`` problem+json with ``Retry-After`` (the seconds until the
 window that refused it ends).
 
@@ -197,6 +200,19 @@ class MemoryCounters:
                 self._counts[key] = (n + by, expires)
 
 
+# Counters in a Redis apart from the store's (the queue's, beside a cluster or
+# SQLite store) may be out of reach while play goes on: each try waits at most
+# APART_TIMEOUT seconds, and after a failure none is made for APART_PAUSE seconds,
+# the requests let through meanwhile (Limiter._count), so that no request waits on
+# a Redis known to be down.
+APART_TIMEOUT = 0.5
+APART_PAUSE = 1.0
+
+
+class Paused(Exception):
+    """The counters' Redis failed lately: not tried again yet."""
+
+
 class RedisCounters:
     """Counters in Redis, shared by every API process: one pipelined round trip
     per request."""
@@ -204,12 +220,15 @@ class RedisCounters:
     def __init__(self, url: str, store=None):
         import redis
 
-        self.errors = (redis.RedisError,)
+        self.errors = (redis.RedisError, Paused)
         self._dropped = redis.ConnectionError
         # The store's own Redis: its client, and the game's record read in the
         # same round trip as the counters (a move then waits for two, not three).
         self.store = store if getattr(store, "url", None) == url and hasattr(store, "record_read") else None
-        self.r = self.store.r if self.store is not None else redis.Redis.from_url(url)
+        self.apart = self.store is None
+        self._paused_until = 0.0
+        self.r = self.store.r if self.store is not None else redis.Redis.from_url(
+            url, socket_connect_timeout=APART_TIMEOUT, socket_timeout=APART_TIMEOUT)
         # Each request thread keeps a connection of its own for the counters' round
         # trip (the store's, when the counters are in the store's Redis), and
         # writes the commands on it itself (referee/store/redis.py ThreadConnections).
@@ -224,10 +243,25 @@ class RedisCounters:
         when it is used: the commands then go once more on a new one. (A hit
         counted twice, when the first try did reach the server, only makes that
         window one step stricter.)"""
+        return self._reach(self._send, commands)
+
+    def _send(self, commands: list[tuple]) -> list:
         try:
             return self.threads.send(commands)
         except self._dropped:
             return self.threads.send(commands)
+
+    def _reach(self, call, *args):
+        """``call(*args)``, unless a Redis apart from the store's failed in the last
+        APART_PAUSE seconds (Paused); its failure starts such a pause."""
+        if self.apart and time.monotonic() < self._paused_until:
+            raise Paused("not tried again yet after a failure")
+        try:
+            return call(*args)
+        except self.errors:
+            if self.apart:
+                self._paused_until = time.monotonic() + APART_PAUSE
+            raise
 
     def step(self, read: list, hit: list, now: float, record_of: str | None = None) -> tuple:
         """The counts of ``read``'s keys, of ``hit``'s keys after adding one, and
@@ -248,22 +282,59 @@ class RedisCounters:
         for key, ttl in keys:
             pipe.set(key, 0, ex=ttl, nx=True)
             pipe.incrby(key, by)
+        self._reach(pipe.execute)
+
+
+class SlotCounters:
+    """A move's counters on a Redis Cluster store: in its game's own hash slot
+    (``{g:ID}:...``), beside its log, so the append's script steps them on the
+    game's node and a move needs no Redis but the one holding its game. Used
+    directly only for a move whose append never came (``Limiter.settle``)."""
+
+    def __init__(self, cluster):
+        import redis
+
+        self.errors = (redis.RedisError,)
+        self.r = cluster
+
+    def step(self, read: list, hit: list, now: float, record_of: str | None = None) -> tuple:
+        pipe = self.r.pipeline(transaction=False)  # every key in one slot: one node's round trip
+        for key, _ in read:
+            pipe.get(key)
+        for key, ttl in hit:
+            pipe.set(key, 0, ex=ttl, nx=True)
+            pipe.incr(key)
+        got = pipe.execute()
+        return [int(v or 0) for v in got[:len(read)]], [int(v) for v in got[len(read) + 1::2]], None
+
+    def add(self, keys: list, by: int, now: float) -> None:
+        pipe = self.r.pipeline(transaction=False)
+        for key, ttl in keys:
+            pipe.set(key, 0, ex=ttl, nx=True)
+            pipe.incrby(key, by)
         pipe.execute()
+
+
+def in_slot(game: str, windows: list) -> list:
+    """``windows``' counters moved into game ``game``'s hash slot (the store's ``{g:ID}`` tag)."""
+    return [(f"{{g:{game}}}:{key}", *rest) for key, *rest in windows]
 
 
 class Tally:
     """A move's counting left to its append: where the counters live in the store's
-    own Redis and this process keeps the game's record (GameService.kept), the
+    own Redis and this process keeps the game's record (GameService.kept), or on a
+    Redis Cluster store (the token's counter in the game's slot, ``counters``), the
     append's script steps them first (referee/store/redis.py), so the whole move
     makes one round trip. Over a limit, the script writes nothing of the game and
     ``refuse`` raises the 429 the round trip before the move would have. A request
     that ends before its append (a refusal, a replayed answer) is counted after it
     (``Limiter.after``), and answered 429 if over, as before."""
 
-    __slots__ = ("limiter", "failed", "hit", "now", "done")
+    __slots__ = ("limiter", "failed", "hit", "now", "done", "counters")
 
-    def __init__(self, limiter: Limiter, failed: list, hit: list, now: float):
+    def __init__(self, limiter: Limiter, failed: list, hit: list, now: float, counters=None):
         self.limiter, self.failed, self.hit, self.now, self.done = limiter, failed, hit, now, False
+        self.counters = counters  # where ``settle`` counts them (None: the limiter's own)
 
     @property
     def reads(self) -> list[tuple[str, int]]:
@@ -284,13 +355,22 @@ class Tally:
 class Limiter:
     def __init__(self, uri: str, store=None, service=None):
         self.counters = MemoryCounters() if uri == "memory://" else RedisCounters(uri, store)
-        self.errors = getattr(self.counters, "errors", ())
         self.service = service
         # A move's counters may go with its append: they are in the store's Redis.
         self.tallies = getattr(self.counters, "store", None) is not None and service is not None
+        # On a Redis Cluster store a move's own counters live in its game's slot
+        # (the append steps them there); the others stay where ``uri`` says.
+        self.slots = SlotCounters(store.r) if getattr(store, "cluster", False) and service is not None else None
+        self.errors = getattr(self.counters, "errors", ()) + (self.slots.errors if self.slots else ())
         # Windows this process has refused lately: a flood meets its 429 before the
         # move is judged, not in the append after it (the keys name their window).
         self._refused: set[str] = set()
+        # A move on a cluster reads its address's failed token checks (apart from
+        # its game's node) at most once a second an address in each process: the
+        # move's one round trip stays its append. A 401 answered here reads them
+        # afresh at once; another process's, within ``failed_fresh`` seconds.
+        self.failed_fresh = 1.0
+        self._failed_seen: dict[tuple, tuple[float, list[int]]] = {}
         # endpoints counted as another: the confirmation page posts codes as the API does
         self.counted_as = {"player_pages.confirm_post": "players.confirm",
                            **{f"disputes.{e}": "disputes" for e in DISPUTE_ENDPOINTS}}
@@ -344,6 +424,8 @@ class Limiter:
         route = self.routes.get(endpoint)
         hits = _windows(self.counted_as.get(endpoint, endpoint), route[1](authorization, remote),
                         rate(route[0]), now) if route else []
+        if game is not None and self.slots is not None:
+            return self._admit_in_slot(game, failed, hits, now)
         # a move's game record comes along (read by the view otherwise)
         if (game is not None and self.tallies and self.service.kept(game)
                 and not any(w[0] in self._refused for w in failed + hits)):
@@ -351,18 +433,49 @@ class Limiter:
         over, record = self._count(failed, hits, now, game)
         return Admission(over=over, record=record)
 
-    def _count(self, failed: list, hits: list, now: float, game: str | None = None):
-        """Count a request: (the 429 it earns or None, the game's record if read)."""
+    def _admit_in_slot(self, game: str, failed: list, hits: list, now: float) -> Admission:
+        """A move on a Redis Cluster store: the address's failed token checks as
+        read where the other counters live at most ``failed_fresh`` seconds ago
+        (not reached: let through, logged), and the token's moves counted by the
+        append, in the game's slot; so a move's one round trip is its append."""
+        for n, (key, amount, _, ends) in zip(self._failed_counts(failed, now), failed, strict=False):  # none: not reached
+            if n >= amount:
+                return Admission(over=self.refused(key, ends, now))
+        tally = Tally(self, [], in_slot(game, hits), now, self.slots)
+        if any(w[0] in self._refused for w in tally.hit):  # a flood: its 429 before the move is judged
+            return Admission(over=self.settle(tally))
+        return Admission(tally=tally)
+
+    def _failed_counts(self, failed: list, now: float) -> list[int]:
+        """The counts of ``failed``'s windows (an address's failed token checks),
+        read again once ``failed_fresh`` seconds old; none if not reached."""
+        keys = tuple(w[0] for w in failed)  # they name their windows: a new window, a new read
+        seen = self._failed_seen.get(keys)
+        if seen is not None and now - seen[0] < self.failed_fresh:
+            return seen[1]
         try:
-            got, counted, record = self.counters.step([(k, s) for k, _, s, _ in failed],
+            counts, _, _ = self.counters.step([(k, s) for k, _, s, _ in failed], [], now)
+        except self.errors as err:
+            unreached("rate limits not checked", err)
+            return []
+        if len(self._failed_seen) > 10000:  # old windows' reads: forget them all now and then
+            self._failed_seen.clear()
+        self._failed_seen[keys] = (now, counts)
+        return counts
+
+    def _count(self, failed: list, hits: list, now: float, game: str | None = None, counters=None):
+        """Count a request: (the 429 it earns or None, the game's record if read)."""
+        counters = counters or self.counters
+        try:
+            got, counted, record = counters.step([(k, s) for k, _, s, _ in failed],
                                                       [(k, s) for k, _, s, _ in hits], now, game)
         except self.errors as err:  # no counter store: serve rather than refuse everyone
-            log.warning("rate limits not checked: %s", err)
+            unreached("rate limits not checked", err)
             return None, None
         for n, (key, amount, _, ends) in zip(got, failed, strict=True):
             if n >= amount:
                 if hits:  # refused before its own limit was asked: that hit never was
-                    self._add([(k, s) for k, _, s, _ in hits], -1, now)
+                    self._add([(k, s) for k, _, s, _ in hits], -1, now, counters)
                 return self.refused(key, ends, now), None
         for n, (key, amount, _, ends) in zip(counted, hits, strict=True):
             if n > amount:
@@ -375,9 +488,9 @@ class Limiter:
             return current_app.handle_http_exception(over)
         if response.status_code == 401 and not self.exempt(request.endpoint):
             now = time.time()
-            self._add([(k, s) for k, _, s, _ in
-                       _windows("auth-fail", address(request.remote_addr), rate("REFEREE_AUTH_FAIL_RATE"), now)],
-                      1, now)
+            failed = _windows("auth-fail", address(request.remote_addr), rate("REFEREE_AUTH_FAIL_RATE"), now)
+            self._add([(k, s) for k, _, s, _ in failed], 1, now)
+            self._failed_seen.pop(tuple(w[0] for w in failed), None)  # this process's moves read it afresh
         return response
 
     def settle(self, tally: Tally | None) -> Limited | None:
@@ -386,7 +499,7 @@ class Limiter:
         if tally is None or tally.done:
             return None
         tally.done = True
-        over, _ = self._count(tally.failed, tally.hit, tally.now)
+        over, _ = self._count(tally.failed, tally.hit, tally.now, counters=tally.counters)
         return over
 
     def spend(self, name: str, kind: str, n: int, authorization: str, remote: str | None) -> None:
@@ -401,18 +514,27 @@ class Limiter:
         try:
             got, _, _ = self.counters.step(keys, [], now)
         except self.errors as err:
-            log.warning("rate limit not checked: %s", err)
+            unreached("rate limit not checked", err)
             return
         for count, (key, amount, _, ends) in zip(got, windows, strict=True):
             if count > amount:
                 self._add(keys, -n, now)
                 raise self.refused(key, ends, now)
 
-    def _add(self, keys: list, by: int, now: float) -> None:
+    def _add(self, keys: list, by: int, now: float, counters=None) -> None:
         try:
-            self.counters.add(keys, by, now)
+            (counters or self.counters).add(keys, by, now)
         except self.errors as err:
-            log.warning("rate limit not counted: %s", err)
+            unreached("rate limit not counted", err)
+
+
+def unreached(what: str, err: Exception) -> None:
+    """Log a request let through because its counters could not be reached: once
+    a failure (the requests in the pause after it pass without a line each)."""
+    if isinstance(err, Paused):
+        log.debug("%s: %s", what, err)
+    else:
+        log.warning("%s (let through): %s", what, err)
 
 
 def spend(name: str, kind: str, n: int) -> None:

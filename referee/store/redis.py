@@ -135,6 +135,8 @@ class RedisStore(Store):
 
     def __init__(self, url: str):
         self.url = url
+        # a cluster keeps a move's rate counters in its game's slot (referee/api/limits.py)
+        self.cluster = "+cluster://" in url
         self.answer_seconds = answer_hours() * 3600
         self.wait_replicas, self.wait_ms = wait_replicas()
         if "+cluster://" in url:
