@@ -17,6 +17,7 @@ import json
 import logging
 import random
 import secrets
+import threading
 
 import pytest
 from freezegun import freeze_time
@@ -50,10 +51,15 @@ class Twin:
 
 
 def same_secrets(monkeypatch, seed: str) -> None:
-    """Every secret the referee draws from here on comes from ``seed`` (ids, tokens, salts)."""
-    rnd = random.Random(seed)
-    monkeypatch.setattr(secrets, "token_urlsafe", lambda n=32: rnd.randbytes(n).hex()[: n + n // 3])
-    monkeypatch.setattr(secrets, "token_hex", lambda n=32: rnd.randbytes(n).hex())
+    """Every secret the referee draws from here on in this thread, the requests', comes
+    from ``seed`` (ids, tokens, salts); a background thread (a transparency log naming
+    its origin, say) draws its own, so that it cannot take a twin's turn."""
+    rnd, mine = random.Random(seed), threading.get_ident()
+    urlsafe, hexed = secrets.token_urlsafe, secrets.token_hex
+    monkeypatch.setattr(secrets, "token_urlsafe", lambda n=32: rnd.randbytes(n).hex()[: n + n // 3]
+                        if threading.get_ident() == mine else urlsafe(n))
+    monkeypatch.setattr(secrets, "token_hex", lambda n=32: rnd.randbytes(n).hex()
+                        if threading.get_ident() == mine else hexed(n))
 
 
 def answer(r) -> tuple:
