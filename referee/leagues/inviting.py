@@ -25,6 +25,7 @@ from email.utils import formatdate
 from referee.games import engine as get_engine
 from referee.leagues.advancing import load
 from referee.leagues.keeping import leagues_of
+from referee.mail import outbox, sending
 from referee.players.invitation_mail import base_url
 from referee.players.invitations import confirmed_email
 from referee.players.store import players_of
@@ -84,8 +85,6 @@ def message(service, league_id: str, player: dict, to: str) -> EmailMessage:
 def deliver_due(service, now: float | None = None, limit: int = 50) -> int:
     """Send every league invitation due now; returns how many were sent. Safe in
     several processes at once: each is claimed before it is sent."""
-    from referee.mail import outbox, sending
-
     players = players_of(service)
     now = time.time() if now is None else now
     sent = 0

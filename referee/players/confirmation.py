@@ -32,6 +32,7 @@ from email.message import EmailMessage
 from email.utils import formatdate
 
 from referee.games.base import MalformedMove, RefereeError
+from referee.mail import outbox, sending
 from referee.narration import duration
 from referee.players.store import players_of
 
@@ -172,8 +173,6 @@ def message(service, player: dict) -> EmailMessage:
 def deliver_due(service, now: float | None = None, limit: int = 50) -> int:
     """Send every confirmation message due now; returns how many were sent. Safe in
     several processes at once: each message is claimed before it is sent."""
-    from referee.mail import outbox, sending
-
     players = players_of(service)
     now = time.time() if now is None else now
     sent = 0

@@ -43,6 +43,7 @@ from email.message import EmailMessage
 from email.utils import formatdate
 
 from referee.games import engine as get_engine
+from referee.mail import outbox, sending
 from referee.mail.secret import mail_secret
 from referee.narration import duration
 from referee.players.confirmation import address_key, window
@@ -209,8 +210,6 @@ def _to(players, record: dict, seat: int) -> str | None:
 def deliver_due(service, now: float | None = None, limit: int = 50) -> int:
     """Send every invitation due now; returns how many were sent. Safe in several
     processes at once: each is claimed before it is sent."""
-    from referee.mail import outbox, sending
-
     players = players_of(service)
     now = time.time() if now is None else now
     sent = 0
