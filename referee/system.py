@@ -49,6 +49,7 @@ from referee.calendar.keeping import open_calendar
 from referee.calendar.organiser import Calendar
 from referee.config import Config
 from referee.disputes.acting import Disputes
+from referee.disputes.standing import open_standing
 from referee.leagues import inviting
 from referee.leagues import running as leagues
 from referee.leagues.keeping import leagues_of
@@ -101,7 +102,7 @@ def assemble(store: Store, queue=None, players: bool = True, **options) -> GameS
     service.player_settings, service.wants_notice = calendar, calendar.wants_notice
     service.followers.subscribe("calendar", weeks.follow(service, calendar.store))
     service.followers.subscribe("punctuality", punctuality.follow(service, calendar.store))
-    service.disputes = Disputes(service)
+    service.disputes = Disputes(service, open_standing(store))  # and the games with one open
     service.followers.subscribe("notices", outbox.follow(service))
     service.followers.subscribe("leagues", leagues.follow(service))
     if players:

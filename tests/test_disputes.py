@@ -11,6 +11,7 @@ import pytest
 from freezegun import freeze_time
 
 from referee.audit import audit
+from referee.disputes import standing as standing_mod
 from tests.helpers import Game
 from tests.test_audit import reseal
 
@@ -255,11 +256,57 @@ def test_the_organiser_lists_the_open_disputes_of_their_games(client):
     assert r.json["disputes"][0]["players"] == ["Ann", "Bob"]
     rule(mine, "admin", d["id"], {"kind": "dismiss"})
     assert client.get("/v1/disputes", headers=mine.auth("admin")).json["disputes"] == []
-    for who in (0, None):
-        r = client.get("/v1/disputes", headers=mine.auth(who))
-        assert r.status_code == 401 and r.content_type == "application/problem+json"
+    r = client.get("/v1/disputes", headers=mine.auth(None))
+    assert r.status_code == 401 and r.content_type == "application/problem+json"
+    # a token that rules no game with a dispute open (a seat's here) finds none
+    assert client.get("/v1/disputes", headers=mine.auth(0)).json == {"disputes": []}
     page = client.get("/organiser")
     assert page.status_code == 200 and b"organiser.js" in page.data
+
+
+def test_the_organiser_list_reads_only_the_games_with_a_dispute_open(client, service, monkeypatch):
+    quiet = [Game(client, "king-of-danger", 2, {"seed": 20 + i}) for i in range(6)]
+    disputed = Game(client, "king-of-danger", 2, {"seed": 30})
+    d = dispute(disputed, 1).json["dispute"]
+    client.get("/v1/disputes", headers=disputed.auth("admin"))  # the store's first look (once: see below)
+    read = []
+    real = service.store.record
+    monkeypatch.setattr(service.store, "record", lambda gid, *a, **k: read.append(gid) or real(gid, *a, **k))
+    r = client.get("/v1/disputes", headers=disputed.auth("admin"))
+    assert [x["dispute"]["id"] for x in r.json["disputes"]] == [d["id"]]
+    assert not {g.id for g in quiet} & set(read)  # the games with no dispute were never read
+    read.clear()
+    rule(disputed, "admin", d["id"], {"kind": "dismiss"})
+    read.clear()
+    assert client.get("/v1/disputes", headers=disputed.auth("admin")).json["disputes"] == []
+    assert read == []  # the ruling unmarked it: nothing left to read
+
+
+def test_a_mark_left_by_a_refused_or_killed_dispute_heals_after_a_while(client, service):
+    g = Game(client, "king-of-danger", 2, {"seed": 31})
+    assert dispute(g, 0, "").status_code == 400  # refused after its mark was written
+    standing = service.disputes.standing
+    assert [gid for gid, _ in standing.games()] == [g.id]
+    assert client.get("/v1/disputes", headers=g.auth("admin")).json["disputes"] == []
+    assert [gid for gid, _ in standing.games()] == [g.id]  # young: it may be a dispute being written
+    with freeze_time(datetime.now(UTC) + timedelta(seconds=standing_mod.SETTLED + 5)):
+        assert client.get("/v1/disputes", headers=g.auth("admin")).json["disputes"] == []
+    assert standing.games() == []
+
+
+def test_a_store_from_before_the_marks_lists_its_open_disputes(client, service):
+    g = Game(client, "king-of-danger", 2, {"seed": 32})
+    d = dispute(g, 1).json["dispute"]
+    standing = service.disputes.standing
+    standing.unmark(g.id)  # as a store written before the marks were kept
+    if hasattr(service.store, "path"):
+        with service.store.immediate() as conn:
+            conn.execute("DELETE FROM disputes_backfilled")
+    else:
+        service.store.r.delete(standing_mod.BACKFILLED)
+    assert [x["dispute"]["id"] for x in client.get("/v1/disputes", headers=g.auth("admin")).json["disputes"]] \
+        == [d["id"]]
+    assert standing.backfilled() and [gid for gid, _ in standing.games()] == [g.id]
 
 
 def test_no_seat_times_out_while_a_dispute_is_open(client, service):

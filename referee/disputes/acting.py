@@ -10,16 +10,15 @@ shows the events as the caller may see them, redacted like every other).
 
 from __future__ import annotations
 
+import time
+
 from referee.caller import Caller, token_hash
 from referee.disputes import ledger as ledgermod
+from referee.disputes import standing
 from referee.errors import MalformedMove, NotYourSeat, Unauthenticated
 from referee.games import engine as engine_by_name
 from referee.games.base import ADMIN
 
-# How many of the newest games the organiser's list looks through: it reads each
-# one's record to find those the token is the admin of (no index keeps them), so it
-# is for an organiser's look now and then, not for polling.
-ORGANISER_SCAN = 2000
 LEAGUE_MARK = "league"
 VOTE_WINDOW = 200  # events read to tell a vote's state  # the key of a league game's private record naming its league
 
@@ -28,8 +27,9 @@ class Disputes:
     """Votes, disputes and rulings of the games ``service`` keeps (made in
     referee/system.py and held by the service as ``service.disputes``)."""
 
-    def __init__(self, service):
+    def __init__(self, service, standing):
         self.service = service
+        self.standing = standing  # the games with a dispute open (referee/disputes/standing.py)
 
     def _seat(self, caller: Caller, what: str) -> int:
         if caller.viewer is None:
@@ -78,6 +78,7 @@ class Disputes:
 
     def open_dispute(self, game_id: str, caller: Caller, body) -> dict:
         seat = self._seat(caller, "a dispute")
+        self.standing.mark(game_id)  # first: a process killed after the append leaves it marked
         answer = self.service.write_proposal(game_id, caller, lambda table, at, key: table.propose_seat(
             seat, ledgermod.DISPUTE_OPENED, body, at, key), while_over=True)
         p = answer["events"][0]["payload"]
@@ -96,28 +97,46 @@ class Disputes:
             return table.propose_ruling(body, at, key, history=history)
 
         answer = service.write_proposal(game_id, caller, propose, while_over=True)
+        if not service.load(game_id).ledger.open_disputes:
+            self.standing.unmark(game_id)
         p = answer["events"][0]["payload"]
         return {**answer, "ruling": {"dispute": p["dispute"], "decision": p["decision"], "text": p["text"],
                                      "seq": answer["events"][0]["seq"]}}
 
     def of_organiser(self, token: str | None) -> dict:
         """The open disputes of every game whose admin token is ``token`` (a league's
-        admin token is every one of its games'), among the newest ``ORGANISER_SCAN``
-        games, newest first: ``{disputes: [{game, title, players, league, dispute}]}``."""
+        admin token is every one of its games'), the latest disputed game first:
+        ``{disputes: [{game, title, players, league, status, dispute}]}``. Only the
+        games marked as having a dispute open are read (referee/disputes/standing.py)."""
         if not token:
             raise Unauthenticated("send Authorization: Bearer <a game's or a league's admin token>")
-        wanted, found, out = token_hash(token), False, []
-        store = self.service.store
-        for row in store.games(limit=ORGANISER_SCAN):
-            rec = store.record(row["id"])
-            if rec is None or rec.tokens.get(wanted) != ADMIN:
+        wanted, out = token_hash(token), []
+        store, now = self.service.store, time.time()
+        for game_id, since in self._marked():
+            rec = store.record(game_id)
+            if rec is None:
                 continue
-            found = True
+            table = self.service.load(game_id, rec)
+            if not table.ledger.open_disputes:
+                if now - since > standing.SETTLED:  # a mark too many: a ruling or a refusal left it
+                    self.standing.unmark(game_id)
+                continue
+            if rec.tokens.get(wanted) != ADMIN:
+                continue
             view = self.service.view(rec.id, Caller(ADMIN, wanted, rec))
             for d in view["disputes"]:
                 if d["status"] == "open":
                     out.append({"game": rec.id, "title": engine_by_name(rec.game).title, "players": rec.players,
                                 "league": rec.extra.get(LEAGUE_MARK), "status": view["status"], "dispute": d})
-        if not found:
-            raise Unauthenticated(f"no game among the newest {ORGANISER_SCAN} has this admin token")
         return {"disputes": out}
+
+    def _marked(self) -> list[tuple[str, float]]:
+        """The marked games; a store from before the marks first marks the open
+        disputes among its newest games (once)."""
+        if not self.standing.backfilled():
+            for row in self.service.store.games(limit=standing.BACKFILL):
+                table = self.service.load(row["id"])
+                if table.ledger.open_disputes:
+                    self.standing.mark(row["id"])
+            self.standing.note_backfilled()
+        return self.standing.games()
