@@ -54,7 +54,7 @@ from referee.leagues import inviting
 from referee.leagues import running as leagues
 from referee.leagues.keeping import leagues_of
 from referee.mail import contacts, links, outbox
-from referee.players import accounts, confirmation, following, invitation_mail, recovery
+from referee.players import accounts, confirmation, due_mail, following, invitation_mail, recovery
 from referee.queue import InlineQueue, make_queue
 from referee.service import GameService
 from referee.store import Store, open_store
@@ -94,10 +94,10 @@ def assemble(store: Store, queue=None, players: bool = True, **options) -> GameS
     service.leagues_of = [leagues.player_leagues]  # a profile's leagues
     service.league_invitations_of = [leagues.invitations_of]  # /me's league invitations
     # what the background sender tries each round beside the notices, not yet sent:
-    service.senders = [confirmation.deliver_due,  # players' confirmation messages
-                       invitation_mail.deliver_due,  # open games' invitations
-                       inviting.deliver_due,  # leagues' invitations
-                       recovery.deliver_due]  # new tokens for lost ones
+    service.senders = [due_mail.sender([confirmation.DUE,  # players' confirmation messages
+                                        invitation_mail.DUE,  # open games' invitations
+                                        inviting.DUE,  # leagues' invitations
+                                        recovery.DUE])]  # new tokens for lost ones
     calendar = Calendar(open_calendar(store), service)  # players' settings, and the notices they want
     service.player_settings, service.wants_notice = calendar, calendar.wants_notice
     service.followers.subscribe("calendar", weeks.follow(service, calendar.store))

@@ -25,7 +25,7 @@ from email.utils import formatdate
 from referee.games import engine as get_engine
 from referee.leagues.advancing import load
 from referee.leagues.keeping import leagues_of
-from referee.mail import outbox, sending
+from referee.players import due_mail
 from referee.players.invitation_mail import base_url
 from referee.players.invitations import confirmed_email
 from referee.players.store import players_of
@@ -82,30 +82,20 @@ def message(service, league_id: str, player: dict, to: str) -> EmailMessage:
     return msg
 
 
+def _compose(service, key: str, now: float) -> EmailMessage | None:
+    league_id, _, pid = key[len(PREFIX):].partition(".")
+    player = players_of(service).get(pid)
+    to = confirmed_email(player)
+    meta = leagues_of(service).meta(league_id)
+    if to is None or meta is None or pid not in load(service, league_id)[1].state.invited:
+        return None  # answered, started, gone, or no address: nothing to send
+    return message(service, league_id, player, to)
+
+
+DUE = due_mail.DueKind(owns=lambda key: key.startswith(PREFIX), compose=_compose)
+
+
 def deliver_due(service, now: float | None = None, limit: int = 50) -> int:
     """Send every league invitation due now; returns how many were sent. Safe in
     several processes at once: each is claimed before it is sent."""
-    players = players_of(service)
-    now = time.time() if now is None else now
-    sent = 0
-    for entry in players.due_mail(now, limit):
-        key = entry["player"]
-        if not key.startswith(PREFIX) or not players.claim_mail(entry, now + sending.lease()):
-            continue
-        league_id, _, pid = key[len(PREFIX):].partition(".")
-        player = players.get(pid)
-        to = confirmed_email(player)
-        meta = leagues_of(service).meta(league_id)
-        if to is None or meta is None or pid not in load(service, league_id)[1].state.invited:
-            players.mail_done(key)  # answered, started, gone, or no address: nothing to send
-            continue
-        attempts = entry["attempts"] + 1
-        try:
-            sending.send_email(message(service, league_id, player, to))
-        except Exception as err:  # a failing SMTP server: later, with backoff
-            players.mail_failed(key, attempts, now + outbox.backoff(attempts),
-                                f"{type(err).__name__}: {err}"[:500])
-            continue
-        players.mail_done(key)
-        sent += 1
-    return sent
+    return due_mail.deliver(service, [DUE], now, limit)

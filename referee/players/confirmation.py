@@ -32,8 +32,8 @@ from email.message import EmailMessage
 from email.utils import formatdate
 
 from referee.games.base import MalformedMove, RefereeError
-from referee.mail import outbox, sending
 from referee.narration import duration
+from referee.players import due_mail
 from referee.players.store import players_of
 
 WINDOW = 86400.0
@@ -170,29 +170,19 @@ def message(service, player: dict) -> EmailMessage:
     return msg
 
 
+def _compose(service, key: str, now: float) -> EmailMessage | None:
+    player = players_of(service).get(key)
+    confirm = (player or {}).get("confirm")
+    if not confirm or not confirm.get("mailed") or confirm.get("confirmed") or confirm["expires"] < now:
+        return None  # nothing to send any more
+    return message(service, player)
+
+
+# a confirmation's key is its player's id (no player id holds a dot; the other kinds' keys do)
+DUE = due_mail.DueKind(owns=lambda key: "." not in key, compose=_compose)
+
+
 def deliver_due(service, now: float | None = None, limit: int = 50) -> int:
     """Send every confirmation message due now; returns how many were sent. Safe in
     several processes at once: each message is claimed before it is sent."""
-    players = players_of(service)
-    now = time.time() if now is None else now
-    sent = 0
-    for entry in players.due_mail(now, limit):
-        if "." in entry["player"]:  # an invitation's or a recovery's (no player id holds a dot): their own rooms send them
-            continue
-        if not players.claim_mail(entry, now + sending.lease()):
-            continue
-        player = players.get(entry["player"])
-        confirm = (player or {}).get("confirm")
-        if not confirm or not confirm.get("mailed") or confirm.get("confirmed") or confirm["expires"] < now:
-            players.mail_done(entry["player"])  # nothing to send any more
-            continue
-        attempts = entry["attempts"] + 1
-        try:
-            sending.send_email(message(service, player))
-        except Exception as err:  # a failing SMTP server: later, with backoff
-            players.mail_failed(entry["player"], attempts, now + outbox.backoff(attempts),
-                                f"{type(err).__name__}: {err}"[:500])
-            continue
-        players.mail_done(entry["player"])
-        sent += 1
-    return sent
+    return due_mail.deliver(service, [DUE], now, limit)

@@ -43,9 +43,9 @@ from email.message import EmailMessage
 from email.utils import formatdate
 
 from referee.games import engine as get_engine
-from referee.mail import outbox, sending
 from referee.mail.secret import mail_secret
 from referee.narration import duration
+from referee.players import due_mail
 from referee.players.confirmation import address_key, window
 from referee.players.invitations import confirmed_email
 from referee.players.store import players_of
@@ -207,31 +207,22 @@ def _to(players, record: dict, seat: int) -> str | None:
     return None
 
 
+def _compose(service, key: str, now: float) -> EmailMessage | None:
+    players = players_of(service)
+    gid, _, seat = key[len(PREFIX):].rpartition(".")
+    text = players.open_get(gid)
+    record = json.loads(text) if text else None
+    to = _to(players, record, int(seat)) if record is not None and record["status"] == "open" \
+        and seat.isdigit() and int(seat) < len(record["seats"]) else None
+    if to is None:
+        return None  # the seat is taken, the game gone, or no address: nothing to send
+    return message(service, record, int(seat), to)
+
+
+DUE = due_mail.DueKind(owns=lambda key: key.startswith(PREFIX), compose=_compose)
+
+
 def deliver_due(service, now: float | None = None, limit: int = 50) -> int:
     """Send every invitation due now; returns how many were sent. Safe in several
     processes at once: each is claimed before it is sent."""
-    players = players_of(service)
-    now = time.time() if now is None else now
-    sent = 0
-    for entry in players.due_mail(now, limit):
-        key = entry["player"]
-        if not key.startswith(PREFIX) or not players.claim_mail(entry, now + sending.lease()):
-            continue
-        gid, _, seat = key[len(PREFIX):].rpartition(".")
-        text = players.open_get(gid)
-        record = json.loads(text) if text else None
-        to = _to(players, record, int(seat)) if record is not None and record["status"] == "open" \
-            and seat.isdigit() and int(seat) < len(record["seats"]) else None
-        if to is None:
-            players.mail_done(key)  # the seat is taken, the game gone, or no address: nothing to send
-            continue
-        attempts = entry["attempts"] + 1
-        try:
-            sending.send_email(message(service, record, int(seat), to))
-        except Exception as err:  # a failing SMTP server: later, with backoff
-            players.mail_failed(key, attempts, now + outbox.backoff(attempts),
-                                f"{type(err).__name__}: {err}"[:500])
-            continue
-        players.mail_done(key)
-        sent += 1
-    return sent
+    return due_mail.deliver(service, [DUE], now, limit)

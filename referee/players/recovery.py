@@ -46,8 +46,9 @@ from email.utils import formatdate
 
 from referee.caller import token_hash
 from referee.games.base import MalformedMove
-from referee.mail import links, outbox, sending
+from referee.mail import links, sending
 from referee.mail.contacts import check_email
+from referee.players import due_mail
 from referee.players.confirmation import address_key
 from referee.players.store import new_player_token, players_of
 
@@ -166,30 +167,22 @@ def message(player: dict, to: str, token: str) -> EmailMessage:
     return msg
 
 
+def _compose(service, key: str, now: float) -> EmailMessage | None:
+    players = players_of(service)
+    player = players.get(key[len(PREFIX):])
+    to = (player or {}).get("contacts", {}).get("email")
+    if player is None or _owner(players, to or "") is None:
+        return None  # the address changed or went unconfirmed: nothing to send
+    token = new_player_token(player["id"])  # its hash kept first (a refused message: another token next time)
+    players.recovery_set(player["id"], token_hash(token), now + LIFE)
+    return message(player, to, token)
+
+
+DUE = due_mail.DueKind(owns=lambda key: key.startswith(PREFIX), compose=_compose)
+
+
 def deliver_due(service, now: float | None = None, limit: int = 50) -> int:
     """Send every recovery message due now, each with a token of its own (its hash
     kept first); returns how many were sent. Safe in several processes at once: each
     is claimed before it is sent."""
-    players = players_of(service)
-    now = time.time() if now is None else now
-    sent = 0
-    for entry in players.due_mail(now, limit):
-        key = entry["player"]
-        if not key.startswith(PREFIX) or not players.claim_mail(entry, now + sending.lease()):
-            continue
-        player = players.get(key[len(PREFIX):])
-        to = (player or {}).get("contacts", {}).get("email")
-        if player is None or _owner(players, to or "") is None:
-            players.mail_done(key)  # the address changed or went unconfirmed: nothing to send
-            continue
-        token = new_player_token(player["id"])
-        players.recovery_set(player["id"], token_hash(token), now + LIFE)
-        attempts = entry["attempts"] + 1
-        try:
-            sending.send_email(message(player, to, token))
-        except Exception as err:  # a failing SMTP server: later, with backoff (and another token)
-            players.mail_failed(key, attempts, now + outbox.backoff(attempts), f"{type(err).__name__}: {err}"[:500])
-            continue
-        players.mail_done(key)
-        sent += 1
-    return sent
+    return due_mail.deliver(service, [DUE], now, limit)
