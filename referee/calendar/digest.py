@@ -38,6 +38,9 @@ from referee.players import current
 from referee.players.store import players_of
 
 DONE = ("sent", "empty", "unaddressed", "refused")
+# A digest found this late (every sender down since its hour) is not sent: it would
+# tell of a date gone by; the next one is scheduled instead.
+STALE = 86400.0
 
 
 def _utc(t: float) -> datetime.datetime:
@@ -114,6 +117,9 @@ class Digests:
         settings = st.complete(self.calendar_store.settings(player_id))
         if settings["notices"] != "daily":
             self.store.unschedule(player_id)
+            return 0
+        if now - at >= STALE:  # the senders were down past the next day's: that date is gone
+            self.reschedule(player_id, settings, now)
             return 0
         day = digest_hours.local_day(_utc(at), settings["timezone"])
         name = day.isoformat()
