@@ -195,3 +195,57 @@ def test_a_reply_to_the_digest_moves_in_several_games_and_a_bad_line_refuses_its
         forged = re.sub(r"\.[0-9a-f]{20}@", "." + "0" * 20 + "@", digest["Reply-To"])
         assert post(client, message(forged, f"[{second}] {moves[second]}", msgid="<f@x>")).status_code == 401
         assert client.get(f"/v1/games/{second}").json["version"] == versions[second]
+
+
+def test_over_random_games_a_digest_holds_only_what_its_players_seats_may_see(client, service, smtp):
+    """A new channel for the hidden information: every digest of a player, at
+    random moments of random games of three, shows no card its seat may not see at
+    that version (its view then and its events), and no other seat's page link."""
+    import random
+
+    from tests.test_notices import CARD
+
+    rnd = random.Random(42)
+    with freeze_time("2026-05-01T00:00:00Z"):
+        ann = player(client, service, "ann", notices="daily", digest_hour=9)
+        bob, cy = player(client, service, "bob"), player(client, service, "cy")
+        everyone = [ann, bob, cy]
+        games = [new_game(client, [{"player": p["id"]} for p in rnd.sample(everyone, 3)],
+                          options={"seed": f"digest-leak-{n}", "target": 5})["id"] for n in range(3)]
+    seat_of = {gid: client.get(f"/v1/games/{gid}").json["players"].index("Ann") for gid in games}
+    by_name = {"Ann": ann, "Bob": bob, "Cy": cy}
+    day = datetime.datetime(2026, 5, 1, 9, tzinfo=datetime.UTC)
+    checked = 0
+    for _ in range(12):
+        with freeze_time(day - datetime.timedelta(hours=1)):
+            for gid in games:  # a few random moves in each game
+                for _ in range(rnd.randrange(6)):
+                    s = client.get(f"/v1/games/{gid}").json
+                    if s["status"] != "active":
+                        break
+                    move(client, gid, by_name[s["players"][s["to_act"][0]]], rnd.randrange(9))
+            sending.deliver_due(service)
+        before = len(digests_to(smtp, "ann@example.org"))
+        run_at(service, day.isoformat())
+        for mail in digests_to(smtp, "ann@example.org")[before:]:
+            text = mail.get_content().replace("\r\n", "\n")
+            for gid in games:
+                if f". [{gid}] " not in text:
+                    continue
+                section = _section(text, gid)
+                version = int(re.search(r"\(#(\d+)\) ==", section).group(1))
+                seat = seat_of[gid]
+                seen = client.get(f"/v1/games/{gid}/view?at={version}", headers=auth(ann["token"])).get_data(
+                    as_text=True)
+                seen += str([e for e in client.get(f"/v1/games/{gid}/events?limit=1000",
+                                                   headers=auth(ann["token"])).json["events"] if e["seq"] <= version])
+                assert set(CARD.findall(section)) <= set(CARD.findall(seen)), (section, seen)
+                assert f"referee+{gid}.{seat}." in section
+                checked += 1
+        day += datetime.timedelta(days=1)
+    assert checked >= 6, checked
+    # the page links: Ann's own in her digests, never Bob's or Cy's (from their own notices)
+    anns = {t for m in digests_to(smtp, "ann@example.org") for t in re.findall(r"#token=(\S+)", m.get_content())}
+    others = {t for who in ("bob", "cy") for m in smtp.inbox.to(f"{who}@example.org")
+              for t in re.findall(r"#token=(\S+)", m.get_content())}
+    assert anns and others and not anns & others
