@@ -249,3 +249,20 @@ def test_over_random_games_a_digest_holds_only_what_its_players_seats_may_see(cl
     others = {t for who in ("bob", "cy") for m in smtp.inbox.to(f"{who}@example.org")
               for t in re.findall(r"#token=(\S+)", m.get_content())}
     assert anns and others and not anns & others
+
+
+def test_the_mail_gateway_takes_a_digests_address_and_refuses_a_forged_one(client, service, smtp):
+    from referee.mail.gateway import Gateway
+
+    with freeze_time("2026-05-04T05:00:00Z"):
+        ann = player(client, service, "ann", notices="daily", digest_hour=6)
+        waiting_on(client, ann, player(client, service, "bob"), {"seed": 21})
+    assert run_at(service, "2026-05-04T06:00:00Z") == 1
+    (digest,) = digests_to(smtp, "ann@example.org")
+    address = digest["Reply-To"]
+    gateway = Gateway(service, "league.example")
+    assert gateway.check_recipient(address) is None
+    forged = re.sub(r"\.[0-9a-f]{20}@", "." + "1" * 20 + "@", address)
+    assert gateway.check_recipient(forged).startswith("550")
+    # another player's id with Ann's key: no such address
+    assert gateway.check_recipient(address.replace(f"d.{ann['id']}.", "d.nobodyhere.")).startswith("550")
