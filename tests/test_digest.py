@@ -87,8 +87,8 @@ def test_daily_sends_one_digest_a_day_at_the_players_hour_instead_of_turn_notice
         assert f"/games/{gid}#token=" in text
     assert bobs not in text
     assert text.count("Your legal moves:") == 2
-    # the clocked game's deadline, in words: three days after its last move
-    assert "You have until Thursday 7 May 2026" in text or "until 7 May" in text or "2026-05-07" in text, text
+    # the clocked game's deadline, in words: three days after its last move (05:00 UTC)
+    assert "You have until Thursday 7 May 2026, 05:00 UTC" in _section(text, clocked), text
     # the next day, the same two games still wait: a second digest, its own date
     assert run_at(service, "2026-05-05T06:00:00Z") == 1
     assert [m["Message-ID"] for m in digests_to(smtp, "ann@example.org")][-1].endswith(".2026-05-05@league.example>")
@@ -98,6 +98,15 @@ def test_daily_sends_one_digest_a_day_at_the_players_hour_instead_of_turn_notice
         move(client, unclocked, ann)
     assert run_at(service, "2026-05-06T06:00:00Z") == 0
     assert len(digests_to(smtp, "ann@example.org")) == 2
+    # what daily keeps comes on its own: a game's result
+    with freeze_time("2026-05-06T06:30:00Z"):
+        resign = next(m for m in client.get(f"/v1/games/{bobs}/legal", headers=auth(bob["token"])).json["moves"]
+                      if m["type"] == "resign")
+        assert client.post(f"/v1/games/{bobs}/moves", json={"move": resign},
+                           headers=auth(bob["token"])).status_code == 201
+        sending.deliver_due(service)
+    assert any("game over" in m["Subject"] and bobs in m["Subject"] for m in smtp.inbox.to("ann@example.org"))
+    assert not any("your turn" in m["Subject"] for m in smtp.inbox.to("ann@example.org"))
     # back to a mail per notice: her digest is no longer due at all
     with freeze_time("2026-05-06T07:00:00Z"):
         assert client.patch("/v1/players/me", json={"notices": "each"}, headers=auth(ann["token"])).status_code == 200
