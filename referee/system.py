@@ -18,7 +18,9 @@ wired here, never named by the service:
   service, which signs the receipt of every answer that appends;
 * the calendar (referee/calendar): the players' settings, handed to the service
   for the players' own record, and which notices each seat's player wants (the
-  outbox's sweep asks); a game's start writes its players' weekends into its log,
+  outbox's sweep asks), the daily digests (one more of the background sender's
+  ``senders``) and their reply addresses (``reply_readers``, which the inbound
+  mail asks first); a game's start writes its players' weekends into its log,
   and its end counts its players' moves and timeouts for their profiles;
 * the transparency log (referee/transparency): every append noted for the
   sequencer, which integrates the events as leaves of one Merkle tree kept in
@@ -45,6 +47,9 @@ import functools
 
 from referee import bots, entries, standalone, timeouts
 from referee.calendar import punctuality, weeks
+from referee.calendar.digest import Digests
+from referee.calendar.digest_reply import DigestReplies
+from referee.calendar.digest_store import open_digests
 from referee.calendar.keeping import open_calendar
 from referee.calendar.organiser import Calendar
 from referee.config import Config
@@ -98,7 +103,11 @@ def assemble(store: Store, queue=None, players: bool = True, **options) -> GameS
                                         invitation_mail.DUE,  # open games' invitations
                                         inviting.DUE,  # leagues' invitations
                                         recovery.DUE])]  # new tokens for lost ones
-    calendar = Calendar(open_calendar(store), service)  # players' settings, and the notices they want
+    calendar_store = open_calendar(store)
+    digests = Digests(open_digests(store), calendar_store)  # the daily digests, sent with the rest
+    service.senders.append(digests)
+    service.reply_readers = [DigestReplies()]  # a digest's reply address, read by the inbound mail
+    calendar = Calendar(calendar_store, service, digests)  # players' settings, and the notices they want
     service.player_settings, service.wants_notice = calendar, calendar.wants_notice
     service.followers.subscribe("calendar", weeks.follow(service, calendar.store))
     service.followers.subscribe("punctuality", punctuality.follow(service, calendar.store))

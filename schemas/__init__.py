@@ -18,6 +18,8 @@ from schemas.mail import (  # noqa: F401 - the API's schemas, all read as schema
     Contact,
     ContactChange,
     Contacts,
+    DigestReplyGame,
+    InboundNoMove,
     Notice,
     Notices,
     OrganiserChange,
@@ -314,15 +316,6 @@ class MoveResult(Schema):
     status = ref("GameStatus", required=True)
     events = fields.List(fields.Nested(EventOut), required=True, metadata={"description": EVENTS})
     receipt = fields.Nested(Receipt, required=True, metadata={"description": RECEIPT})
-
-
-class InboundNoMove(Schema):
-    """A mail that made no move: a command answered, or a robot's mail dropped."""
-
-    answered = fields.String(metadata={"enum": ["show", "help"], "description": "the command answered by e-mail"})
-    ignored = fields.String(metadata={"description": "why the mail was dropped unanswered "
-                                                     "(an auto-reply, a bounce)"})
-    version = fields.Integer(metadata={"description": "the game's version (with answered)"})
 
 
 class EventsArgs(Strict):

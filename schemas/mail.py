@@ -83,3 +83,25 @@ class Notice(Schema):
 class Notices(Schema):
     id = fields.String(required=True)
     notices = fields.List(fields.Nested(Notice), required=True)
+
+
+class DigestReplyGame(Schema):
+    """One game's section of a reply to a daily digest."""
+
+    game = fields.String()
+    applied = fields.Boolean(metadata={"description": "its moves were applied (the game's answer mail says so)"})
+    version = fields.Integer(metadata={"description": "the game's version after them (when applied)"})
+    refused = fields.String(metadata={"description": "why they were not (when not applied)"})
+
+
+class InboundNoMove(Schema):
+    """A mail that made no move of one game: a command answered, a robot's mail
+    dropped, or a reply to a daily digest (its games each applied or refused)."""
+
+    answered = fields.String(metadata={"enum": ["show", "help", "digest"],
+                                       "description": "the command answered by e-mail, or `digest`"})
+    games = fields.List(fields.Nested(DigestReplyGame), metadata={
+        "description": "a digest's reply: each game it named, in order"})
+    ignored = fields.String(metadata={"description": "why the mail was dropped unanswered "
+                                                     "(an auto-reply, a bounce)"})
+    version = fields.Integer(metadata={"description": "the game's version (with answered)"})

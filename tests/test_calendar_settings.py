@@ -38,6 +38,8 @@ def test_settings_show_their_defaults_and_change_by_field(client):
     assert {k: r.json[k] for k in DEFAULTS} == want
     assert {k: me(client, ann)[k] for k in DEFAULTS} == want
     assert me(client, ann)["contacts"]["webhook"] == "https://hooks.example/ann"  # contacts untouched
+    r = patch(client, ann, {"notices": "daily", "digest_hour": 19})  # the day's digest at 19:00, Berlin
+    assert r.status_code == 200 and (r.json["notices"], r.json["digest_hour"]) == ("daily", 19)
     r = patch(client, ann, {"notices": None})  # back to the defaults
     assert r.status_code == 200 and r.json["notices"] is None
     # another player's settings are their own, and nobody else's profile shows them
@@ -54,7 +56,8 @@ def test_settings_show_their_defaults_and_change_by_field(client):
     ({"timezone": "Europe/Berlin", "weekends_off": "yes"}, "weekends_off"),
     ({"auto_vacation": 0}, "auto_vacation"),
     ({"notices": "hourly"}, "notices"),
-    ({"notices": "daily"}, "notices"),  # no digest is sent yet: refused, not taken for silence
+    ({"notices": "Daily"}, "notices"),
+    ({"notices": "daily", "digest_hour": -1}, "digest_hour"),  # the whole body refused: not even daily kept
     ({"digest_hour": 24}, "digest_hour"),
     ({"digest_hour": 7.5}, "digest_hour"),
     ({"digest_hour": True}, "digest_hour"),

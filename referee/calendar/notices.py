@@ -15,6 +15,9 @@ from referee.leagues.advancing import MARK as LEAGUE_MARK
 # ``turns``: the seat's own turns, a game's start (how a league's new round reaches
 # its players) and end, and its own timeouts; not every trick and hand of others.
 TURNS = frozenset({"start", "turn", "game-over", "timeout"})
+# ``daily``: what ``turns`` keeps but the turns themselves, which the day's digest
+# gathers into one mail at the player's hour (referee/calendar/digest.py)
+DAILY = TURNS - {"turn"}
 
 
 def player_of(record, seat: int) -> str | None:
@@ -29,4 +32,4 @@ def wanted(calendar_store, record, seat: int, reason: str) -> bool:
     if pid is None:
         return True
     mode = st.notices_in(calendar_store.settings(pid), bool(record.extra.get(LEAGUE_MARK)))
-    return mode == "each" or reason in TURNS
+    return mode == "each" or reason in (DAILY if mode == "daily" else TURNS)

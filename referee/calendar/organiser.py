@@ -1,6 +1,7 @@
 """The calendar as the service is handed it (referee/system.py): what the players'
 endpoints ask of it (the settings shown and changed) and what the notices ask
-(whether a seat's player wants a notice)."""
+(whether a seat's player wants a notice), and the daily digests (scheduled again
+when their settings change)."""
 
 from __future__ import annotations
 
@@ -14,8 +15,8 @@ CLOCKED = ("timezone", "weekends_off")
 class Calendar:
     FIELDS = settings.FIELDS
 
-    def __init__(self, store: CalendarStore, service=None):
-        self.store, self.service = store, service
+    def __init__(self, store: CalendarStore, service=None, digests=None):
+        self.store, self.service, self.digests = store, service, digests
 
     def check(self, body: dict) -> dict:
         """The settings a ``PATCH /v1/players/me`` body changes, checked; raises
@@ -33,6 +34,9 @@ class Calendar:
         if self.service is not None and any(settings.complete(before)[k] != settings.complete(after)[k]
                                             for k in CLOCKED):
             weeks.spread(self.service, player_id, settings.complete(after))
+        if self.digests is not None and any(settings.complete(before)[k] != settings.complete(after)[k]
+                                            for k in settings.DIGEST_TIMING):
+            self.digests.reschedule(player_id, after)  # daily, or no more, or at another hour
 
     def show(self, player_id: str) -> dict:
         """The player's settings as ``GET /v1/players/me`` shows them, and their

@@ -14,14 +14,11 @@ from referee.games.base import MalformedMove
 from referee.weekends import zones
 
 NOTICES = ("each", "turns", "daily")
-# ``daily`` waits for the digest that gathers a day's games into one mail; until the
-# referee sends digests it is refused, never taken for a setting that sends nothing.
-OFFERED_NOTICES = ("each", "turns")
 DEFAULTS = {"timezone": "UTC", "weekends_off": False, "auto_vacation": True, "notices": None,
             "digest_hour": 8}
 FIELDS = tuple(DEFAULTS)
-
-
+# the settings that say when a player's digest is due (a change of one moves it)
+DIGEST_TIMING = ("notices", "digest_hour", "timezone")
 
 
 def _flag(value, field: str) -> bool:
@@ -49,9 +46,6 @@ def check(body: dict) -> dict:
         if notices is not None and notices not in NOTICES:
             raise MalformedMove(f"notices must be one of {', '.join(NOTICES)}, or null for the defaults "
                                 "(each outside leagues, turns in a league)", field="notices")
-        if notices is not None and notices not in OFFERED_NOTICES:
-            raise MalformedMove(f"notices {notices!r} is not offered by this referee yet: choose "
-                                f"{' or '.join(OFFERED_NOTICES)}", field="notices")
         out["notices"] = notices
     if "digest_hour" in body:
         hour = body["digest_hour"]

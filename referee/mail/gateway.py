@@ -50,6 +50,11 @@ class Gateway:
         tail = m.group(1)
         if tail is None:
             return None  # referee@…: the game is named in the subject, the token inside
+        try:  # another room's reply address (a digest's, referee/system.py)
+            if any(reader.names(self.service, tail) for reader in getattr(self.service, "reply_readers", ())):
+                return None
+        except RefereeError:
+            return "550 5.1.1 no such reply address (a digest's address stops working with its player's token)"
         seat = reading.SEAT_IN_ADDRESS.search(f"+{tail}@")
         game = reading.GAME_IN_ADDRESS.search(f"+{tail}@")
         try:

@@ -107,6 +107,10 @@ def receive(service, raw: bytes, recipients: list[str] | None = None, mail_from:
             except Exception:  # a courtesy: the bounce is dropped all the same
                 pass
         return {"ignored": why}
+    for reader in getattr(service, "reply_readers", ()):  # a digest's address (referee/system.py)
+        answered = reader.receive(service, raw, msg, recipients)
+        if answered is not None:
+            return answered
     got = reading.read(raw, recipients, msg=msg)
     who = seat_of(service, got)
     game_id = got["game"]
@@ -118,11 +122,24 @@ def receive(service, raw: bytes, recipients: list[str] | None = None, mail_from:
     if got["command"] == "help":
         _answer(service, who, "help", HELP, key, mid)
         return {"answered": "help", "version": service.summary(game_id)["version"]}
-    body = {"text": got["text"]}
-    if got["version"] is not None:
-        body["expected_version"] = got["version"]
+    return apply_mail(service, who, got["text"], got["version"], key, mid)
+
+
+def apply_mail(service, who, text: str, version: int | None, key: str, mid: str | None,
+               aside: str | None = None) -> dict:
+    """Apply a mail's moves ``text`` as the seat ``who`` (at ``version`` only, if
+    given) and answer on the seat's channels, the mail named by ``key``: applied,
+    or refused with its rule (raised; ``answered`` on it says whether the seat was
+    told). A digest's reply (referee/calendar/digest_reply.py) calls it once per
+    game it names, so each game's moves are checked and answered as a reply to
+    that game's own notice is; ``aside``: a line the answer adds about the rest
+    of the mail."""
+    game_id = who.record.id
+    body = {"text": text}
+    if version is not None:
+        body["expected_version"] = version
     try:
-        if not got["text"]:
+        if not text:
             raise MalformedMove("the mail holds no move: write your moves on its first lines "
                                 "('help' explains)", field="body")
         result = service.submit(game_id, who, body, "mail:" + key)
@@ -131,14 +148,14 @@ def receive(service, raw: bytes, recipients: list[str] | None = None, mail_from:
 
         rule = err.extra.get("rule") or err.extra.get("field") or err.code
         said = named(err.detail, who.record.players)  # "it is Bob's turn", not "seat 1's"
-        note = f"Refused ({rule}): {said}"
-        which = which_line(engine_by_name(who.record.game), got["text"], err.extra.get("index"))
+        note = f"Refused ({rule}): {said}" + (f"\n{aside}" if aside else "")
+        which = which_line(engine_by_name(who.record.game), text, err.extra.get("index"))
         err.answered = _answer(service, who, "refused", f"{which}{note}" if which else note, key, mid)
         raise
     engine = engine_by_name(who.record.game)
     try:
-        said = "; ".join(engine.format(m) for m in engine.parse(got["text"]))
+        said = "; ".join(engine.format(m) for m in engine.parse(text))
     except Exception:  # applied, so it parsed: this is only the echo
-        said = got["text"]
-    _answer(service, who, "applied", f"Applied: {said}", key, mid)
+        said = text
+    _answer(service, who, "applied", f"Applied: {said}" + (f"\n{aside}" if aside else ""), key, mid)
     return result

@@ -124,13 +124,33 @@ def parse(raw: bytes):
         raise MalformedMove(f"not an e-mail message: {err}", field="body") from None
 
 
+def text_of(msg) -> str:
+    """The message's first text part (the text of an HTML-only message)."""
+    part = msg.get_body(preferencelist=("plain", "html"))
+    content = ""
+    if part is not None:
+        try:
+            content = part.get_content()
+        except (LookupError, UnicodeError) as err:  # an unknown or lying charset
+            raise MalformedMove(f"the message's text cannot be read: {err}", field="body") from None
+        if not isinstance(content, str):
+            content = ""
+        elif part.get_content_subtype() == "html":
+            content = html_text(content)
+    return content
+
+
+def addressed(msg, recipients: list[str] | None) -> list[str]:
+    """Where a message names its addressee, the envelope's recipients first."""
+    return [", ".join(recipients or [])] + [str(msg.get(h, "")) for h in ("To", "Delivered-To", "X-Original-To", "Cc")]
+
+
 def read(raw: bytes, recipients: list[str] | None = None, msg=None) -> dict:
     """The seat's address and the moves of a mail. ``recipients``: the envelope's
     (RCPT TO) when the mail came by SMTP: they name the seat before any header."""
     msg = parse(raw) if msg is None else msg
     game = seat = key = None
-    places = [", ".join(recipients or [])] + [str(msg.get(h, "")) for h in
-                                              ("To", "Delivered-To", "X-Original-To", "Cc")]
+    places = addressed(msg, recipients)
     for place in places:
         found = SEAT_IN_ADDRESS.search(place)
         if found:
@@ -149,19 +169,8 @@ def read(raw: bytes, recipients: list[str] | None = None, msg=None) -> dict:
     if game is None:
         raise MalformedMove("name the game: reply to a notice (its reply address names your seat), "
                             "or write to referee+GAMEID@… or put [GAMEID] in the subject", field="To")
-    part = msg.get_body(preferencelist=("plain", "html"))
-    content = ""
-    if part is not None:
-        try:
-            content = part.get_content()
-        except (LookupError, UnicodeError) as err:  # an unknown or lying charset
-            raise MalformedMove(f"the message's text cannot be read: {err}", field="body") from None
-        if not isinstance(content, str):
-            content = ""
-        elif part.get_content_subtype() == "html":
-            content = html_text(content)
     tokens, version, lines = [], None, []
-    for line in own_lines(content):
+    for line in own_lines(text_of(msg)):
         m = TOKEN_LINE.match(line)
         if m:
             tokens.append(m.group(1))
