@@ -253,23 +253,30 @@ def test_an_admin_caller_cannot_force_an_early_timeout(client, service):
     assert g.summary()["version"] == rec.version
 
 
-def test_a_timer_a_crash_left_out_of_the_redis_index_is_put_back(redis_url):
+def test_a_timer_a_crash_left_out_of_the_redis_index_is_put_back(redis_url, monkeypatch):
     from referee.api import create_app
     from referee.queue import InlineQueue
     from referee.store import open_store
-    from referee.store.redis import TIMER_KEYS
+    from referee.store.redis_timers import DeadlineIndex
     from referee.system import assemble
 
     service = assemble(open_store(redis_url), InlineQueue())
     client = create_app(service).test_client()
+
+    def crash(*args, **kwargs):  # the process dies after the game's write, before the index's
+        raise SystemExit("killed")
+
+    monkeypatch.setattr(DeadlineIndex, "put", crash)
+    with freeze_time(T0), pytest.raises(SystemExit):
+        cd_game(client, "forfeit")
+    monkeypatch.undo()
+    store = open_store(redis_url)  # the restarted process
+    [gid] = [row["id"] for row in store.games()]
+    assert store.timer(gid) is not None and store.due_timers(at(4000)) == []
     with freeze_time(T0):
-        g = cd_game(client, "forfeit")
-    store = service.store
-    store.r.zrem(TIMER_KEYS[0], g.id)  # as if the process died between the two writes
-    assert store.due_timers(at(4000)) == []
-    assert store.repair_timers() == 1
-    assert store.due_timers(at(4000)) == [g.id]
-    assert store.repair_timers() == 0
+        assert store.repair_timers() == 1
+        assert store.due_timers(at(4000)) == [gid]
+        assert store.repair_timers() == 0
 
 
 def test_an_older_writer_never_puts_back_a_timer_a_newer_one_moved(redis_url):

@@ -20,33 +20,19 @@ import redis
 
 from referee.events import Event
 from referee.store.base import KEEP, Conflict, DuplicateRequest, GameRecord, Snapshot, Store
+from referee.store.redis_layout import move_old_layout
+from referee.store.redis_listing import Listing
 from referee.store.redis_scripts import APPEND, COUNT_MOVES, CREATE, INDEX_TIMER, MOVE, SET_TIMER
+from referee.store.redis_timers import DeadlineIndex
 
 log = logging.getLogger("referee.store")
 DEFAULT_ANSWER_HOURS = 168
 DEFAULT_WAIT_MS = 1000
-OLD_INDEX = "referee:games"  # before 0.2.0: every game id, scored by creation time
-# The listing: sorted sets, every member scored 0 so they sort by their text
-# "CREATED_AT|ID" (ISO times sort as text), one for all games and one per status,
-# all in one hash slot so one script moves a game between them atomically. They are
-# written beside the game's own atomic write (a Redis Cluster keeps each game in its
-# own slot), each move tagged with the game's version so that writers finishing out
-# of order never put a game back where it was; a crash in between leaves a stale
-# entry, which the listing notices (it reads each game's own status) and repairs.
-LIST = "{referee:list}:"
-STATUSES = ("active", "settling", "finished", "aborted")
-LIST_KEYS = [LIST + "all", LIST + "version"] + [LIST + s for s in STATUSES]
+# The listing (redis_listing.py) and the deadline index (redis_timers.py) are
+# split by hash into buckets (buckets.py), each written beside a game's own atomic
+# write; the layout before the split is moved into them at start (redis_layout.py).
 
 SENT_AGAIN = 8  # APPEND's ARGV[9], counted from 0 in the arguments a call passes
-
-# The deadline index: every game's next timer in one sorted set (score: the time
-# as seconds since 1970), tagged like the listing with the version that set it.
-# The game's own ``timer`` field, written atomically with its events, is the
-# truth; the set is a second write beside it (a cluster keeps it in another
-# slot), so a crash between them can leave a timer out of the set, which
-# ``repair_timers`` (run when a keeper starts) puts back.
-TIMERS = "{referee:timers}:"
-TIMER_KEYS = [TIMERS + "at", TIMERS + "version"]
 
 
 class ThreadConnections:
@@ -72,12 +58,6 @@ class ThreadConnections:
         except BaseException:
             conn.disconnect()  # replies may be left unread: the next use connects afresh
             raise
-
-
-def _score(timer: str) -> float:
-    from referee.clock import parse_at
-
-    return parse_at(timer).timestamp()
 
 
 def answer_hours() -> int:
@@ -155,41 +135,38 @@ class RedisStore(Store):
         self._create = self.r.register_script(CREATE)
         self._append = self.r.register_script(APPEND)
         self._move = self.r.register_script(MOVE)
-        self._index_timer = self.r.register_script(INDEX_TIMER)
         self._set_timer = self.r.register_script(SET_TIMER)
         self._count_moves = self.r.register_script(COUNT_MOVES)
-        self._index_old_games()
-
-    def _index_old_games(self) -> None:
-        """Games stored before the listing had its sets get into them, once."""
-        if not self.r.exists(OLD_INDEX) or not self.r.set(LIST + "migrated", 1, nx=True):
-            return
-        for gid in self.r.zrange(OLD_INDEX, 0, -1):
-            gid = gid.decode()
-            if self.r.exists(_k(gid, "meta")):
-                created, status, version = self.r.hmget(_k(gid, "meta"), "created_at", "status", "version")
-                self._list(gid, created.decode(), status.decode(), int(version))
+        self.listing = Listing(self.r, self._move)
+        self.timers = DeadlineIndex(self.r, self.r.register_script(INDEX_TIMER))
+        move_old_layout(self)
 
     def _list(self, game_id: str, created_at: str, status: str, version: int) -> None:
         """Put the game in the listing under ``status`` as of ``version``."""
-        self._move(keys=LIST_KEYS, args=[f"{created_at}|{game_id}", game_id, version, status])
+        self.listing.put(game_id, created_at, status, version)
 
     def create(self, record: GameRecord, first: Event, timer: str | None = None,
                to_act: list[int] | None = None) -> None:
+        journal = None
+        if timer is not None:
+            before, journal = self.timers.journal(record.id)
+            self.r.execute_command(*before)
         made = self._create(keys=[_k(record.id, "meta"), _k(record.id, "log")],
                             args=[json.dumps(record.to_dict()), record.status, first.seq, record.game,
                                   record.created_at, first.to_json(), timer or "",
                                   "" if to_act is None else json.dumps(to_act)])
         if not made:
+            if journal:
+                self.timers.forget(record.id, journal)
             raise ValueError(f"game {record.id} exists already")
         # The listing lives outside the game's hash slot, so it is a second write: a
         # crash between the two leaves a game that is reachable but not listed.
         self._list(record.id, record.created_at, record.status, first.seq)
         if timer is not None:
-            self._index(record.id, first.seq, timer)
+            self._index(record.id, first.seq, timer, journal)
 
-    def _index(self, game_id: str, version: int, timer: str | None) -> None:
-        self._index_timer(keys=TIMER_KEYS, args=[game_id, version, "" if timer is None else _score(timer)])
+    def _index(self, game_id: str, version: int, timer: str | None, journal: str = "") -> None:
+        self.timers.put(game_id, version, timer, journal)
 
     def record(self, game_id: str) -> GameRecord | None:
         return self.record_from(self.r.hmget(*self.record_read(game_id)))
@@ -245,10 +222,15 @@ class RedisStore(Store):
         else:
             args += [0, 0, *listing, self.answer_seconds]
         args += [e.to_json() for e in events]
-        outcome, replicated = self._run_append(keys, args)
+        # an append moving the timer is journalled first, in the timer's bucket: a
+        # crash before the index write below leaves the entry for repair_timers
+        before, journal = self.timers.journal(game_id) if timer is not KEEP else (None, "")
+        outcome, replicated = self._run_append(keys, args, before)
         if counting:
             tally.done = True  # counted once, whatever the game's part says
         code, value = outcome[0], outcome[1]
+        if code != 1 and journal:
+            self.timers.forget(game_id, journal)
         if code == 3:
             tally.refuse(int(value) - 1)  # raises: over a limit, nothing of the game written
         if code == 0:
@@ -258,34 +240,37 @@ class RedisStore(Store):
         if (outcome[2] or b"").decode() != status and outcome[3]:
             self._list(game_id, outcome[3].decode(), status, int(value))
         if timer is not KEEP:
-            self._index(game_id, int(value), timer)
+            self._index(game_id, int(value), timer, journal)
         return replicated
 
-    def _run_append(self, keys: list, args: list):
+    def _run_append(self, keys: list, args: list, before: tuple | None = None):
         if self.threads is None:
+            if before:  # on a cluster the journal's bucket is on any node: a round trip of its own
+                self.r.execute_command(*before)
             if self.wait_replicas:
                 return self._append_and_wait_on_node(keys, args)
             return self._append(keys=keys, args=args), True
+        ahead = [before] if before else []  # one Redis: the journal rides in the append's packet
         try:
-            return self._evalsha(("EVALSHA", self._append.sha, len(keys), *keys, *args))
+            return self._evalsha(("EVALSHA", self._append.sha, len(keys), *keys, *args), ahead)
         except redis.ConnectionError:
             # Sent once more on a new connection, marked so. Safe: if the first did
             # land, the script finds its events in the log and answers as if it had
             # just written them (APPEND), never writing them twice. (Its rate
             # counters, if any, may count twice: that window is one step stricter.)
             args = [*args[:SENT_AGAIN], "1", *args[SENT_AGAIN + 1:]]
-            return self._evalsha(("EVALSHA", self._append.sha, len(keys), *keys, *args))
+            return self._evalsha(("EVALSHA", self._append.sha, len(keys), *keys, *args), ahead)
 
-    def _evalsha(self, command: tuple):
+    def _evalsha(self, command: tuple, ahead: list):
         # WAIT, when asked for, rides in the same packet on the same connection: it
         # counts the replicas that have every write this connection made.
-        commands = [command, ("WAIT", self.wait_replicas, self.wait_ms)] if self.wait_replicas else [command]
+        commands = [*ahead, command] + ([("WAIT", self.wait_replicas, self.wait_ms)] if self.wait_replicas else [])
         try:
             replies = self.threads.send(commands)
         except redis.exceptions.NoScriptError:  # a restarted or flushed Redis: load it first
             self.r.script_load(APPEND)
             replies = self.threads.send(commands)
-        return self._replicated(replies)
+        return self._replicated(replies[len(ahead):])
 
     def _append_and_wait_on_node(self, keys: list, args: list):
         """The append and its WAIT on one connection to the node holding the game
@@ -331,8 +316,7 @@ class RedisStore(Store):
         return outcome, True
 
     def due_timers(self, now: str, limit: int = 100) -> list[str]:
-        return [m.decode() for m in self.r.zrangebyscore(TIMER_KEYS[0], "-inf", _score(now),
-                                                         start=0, num=limit)]
+        return self.timers.due(now, limit)
 
     def set_timer(self, game_id: str, version: int, timer: str | None) -> bool:
         if not self._set_timer(keys=[_k(game_id, "meta")], args=[version, timer or ""]):
@@ -345,15 +329,14 @@ class RedisStore(Store):
         return got.decode() if got else None
 
     def repair_timers(self) -> int:
-        """Every running game's own timer, put (back) into the index: a scan of the
-        active listing, run once when a keeper starts, never on the way to a move."""
-        n = 0
-        for row in self.games(status="active"):
-            timer = self.timer(row["id"])
-            if timer is not None and self.r.zscore(TIMER_KEYS[0], row["id"]) != _score(timer):
-                self._index(row["id"], row["version"], timer)
-                n += 1
-        return n
+        """The timers a crash may have left out of the index put back: only the games
+        whose appends the index's journal names (redis_timers.py), never a walk of
+        the running games; run by the keeper, never on the way to a move."""
+        return self.timers.repair(self._timer_and_version)
+
+    def _timer_and_version(self, game_id: str) -> tuple[str | None, int | None]:
+        timer, version = self.r.hmget(_k(game_id, "meta"), "timer", "version")
+        return (timer.decode() if timer else None), (None if version is None else int(version))
 
     def answer(self, game_id: str, key: str) -> dict | None:
         got = self.r.get(_k(game_id, "answer:" + key))
@@ -366,14 +349,13 @@ class RedisStore(Store):
         return Snapshot(int(seq), code.decode(), blob)
 
     def page(self, status=None, limit=100, after=None):
-        key = LIST + (status or "all")
         top = "+"
         if after is not None:
             created = self.r.hget(_k(after, "meta"), "created_at")
             if created is None:
                 return [], None
             top = f"({created.decode()}|{after}"
-        members = [m.decode() for m in self.r.zrevrangebylex(key, top, "-", start=0, num=limit + 1)]
+        members = self.listing.newest(status, top, limit + 1)
         more = len(members) > limit
         members = members[:limit]
         pipe = self.r.pipeline(transaction=False)

@@ -2,8 +2,9 @@
 on the node holding its keys, which for a game's own are all in its hash slot."""
 
 # The listing's move of a game into the set of its status, out of the others, if
-# ``version`` is newer than the one that last moved it (redis.py, LIST).
-# KEYS: the sets (all, version, then one per status); ARGV: member, id, version, status.
+# ``version`` is newer than the one that last moved it (redis_listing.py).
+# KEYS: the bucket's sets (all, version, then one per status); ARGV: member, id,
+# version, status.
 MOVE = """
 local v = redis.call('HGET', KEYS[2], ARGV[2])
 if v and tonumber(v) >= tonumber(ARGV[3]) then return 0 end
@@ -103,7 +104,12 @@ return 1
 """
 
 
+# The deadline index's write of a game's timer (referee/store/redis_timers.py), if
+# ``version`` is not older than the one that set it. KEYS: the bucket's timers,
+# versions and journal; ARGV: id, version, score ('' : none), the journal entry of
+# the append it follows ('' : none), removed whatever else happens.
 INDEX_TIMER = """
+if ARGV[4] ~= '' then redis.call('ZREM', KEYS[3], ARGV[4]) end
 local v = redis.call('HGET', KEYS[2], ARGV[1])
 if v and tonumber(v) > tonumber(ARGV[2]) then return 0 end
 if ARGV[3] == '' then
