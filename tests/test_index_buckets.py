@@ -225,3 +225,39 @@ def test_the_senders_start_reads_only_games_after_its_mark(store_url, monkeypatc
     assert outbox.sweep_all(restarted) >= 1
     assert [n["seat"] for n in outbox.outbox_of(restarted).of_game(g.id)] == [0]
     assert set(read) == {g.id}  # not one of the old games
+
+
+def test_a_notice_sent_for_good_is_dropped_from_the_due_when_found_there(redis_url):
+    """A start's move of the old set may put back a notice another process marked
+    sent meanwhile: the reader of the due notices skips it and drops it."""
+    from referee.mail.outbox_store import RedisOutbox, _due_key
+
+    box = RedisOutbox(__import__("redis").Redis.from_url(redis_url))
+    box.put({"id": "g1.0.1.start", "game": "g1", "seat": 0, "version": 1, "reason": "start", "body": {},
+             "created": 10.0})
+    box.mark("g1.0.1.start", "sent", 1, 11.0, None)
+    box.r.zadd(_due_key("g1"), {"g1|g1.0.1.start": 10.0})
+    assert box.due(100.0) == []
+    assert box.r.zcard(_due_key("g1")) == 0
+
+
+def test_the_keeper_repairs_at_start_and_every_so_many_rounds_after(redis_url, monkeypatch):
+    from referee import timeouts
+    from referee.queue import InlineQueue
+    from referee.store import open_store
+    from referee.system import assemble
+
+    service = assemble(open_store(redis_url), InlineQueue())
+    keeper = timeouts.Keeper(service, interval=0)
+    repairs, rounds = [], []
+    monkeypatch.setattr(service.store, "repair_timers", lambda: repairs.append(len(rounds)) or 0)
+
+    def one_round():
+        rounds.append(1)
+        if len(rounds) == 2 * timeouts.REPAIR_EVERY + 1:
+            keeper.stopping.set()
+        return 0
+
+    monkeypatch.setattr(keeper, "round", one_round)
+    keeper.run()  # in this thread: it ends when the rounds above stop it
+    assert repairs == [0, timeouts.REPAIR_EVERY, 2 * timeouts.REPAIR_EVERY]
