@@ -98,11 +98,6 @@ def _tell(service, game_id: str, rec, seat: int, reason: str, note: str, version
 TICK = JobKind("tick", tick, timeout=60, retry=(1, 2, 5), once_within=10)
 
 
-# The keeper repairs the deadline index when it starts and every this many rounds
-# after: a crash in another process leaves entries the journal names (a few reads).
-REPAIR_EVERY = 60
-
-
 class Keeper(threading.Thread):
     """Every ``interval`` seconds, hand each game whose timer is due to the queue
     (the ``tick`` job). A daemon thread: it dies with its process, and the next
@@ -114,22 +109,16 @@ class Keeper(threading.Thread):
         self.stopping = threading.Event()
 
     def run(self) -> None:
-        rounds = 0
+        try:  # timers a crash left out of a second-write index
+            self.service.store.repair_timers()
+        except Exception:
+            log.warning("could not repair the deadline index", exc_info=True)
         while not self.stopping.is_set():
-            if rounds % REPAIR_EVERY == 0:
-                self.repair()
-            rounds += 1
             try:
                 self.round()
             except Exception:  # the store away for a moment: the timers wait for us
                 log.warning("clock keeper round failed", exc_info=True)
             self.stopping.wait(self.interval)
-
-    def repair(self) -> None:
-        try:  # timers a crash left out of a second-write index (its journal names them)
-            self.service.store.repair_timers()
-        except Exception:
-            log.warning("could not repair the deadline index", exc_info=True)
 
     def round(self) -> int:
         due = self.service.store.due_timers(utcnow())

@@ -504,22 +504,39 @@ def slots_written(cluster, act) -> set[int]:
 
 @pytest.mark.parametrize("clocked", [False, True])
 def test_an_ordinary_move_writes_its_games_slot_and_no_shared_one(cluster, redis_url, clocked):
-    """A move without a clock writes one slot, the game's; with a clock its
-    deadline moves too, in the one bucket of the deadline index its game hashes to
-    (journal and index). The transparency log's notes, written by each process's
+    """A move writes one slot, the game's, with a clock or without: the next seat's
+    time starts later than the last one's, which the deadline index (early, never
+    late) already covers. The transparency log's notes, written by each process's
     courier for many appends at once, are the one other write (``{referee:tlog}``)."""
     from redis.crc import key_slot
-
-    from referee.store.buckets import bucket, tag
 
     svc = assemble(open_store(cluster.url), RQQueue(redis_url))
     clock = {"clock": {"move_seconds": 3600, "remind_seconds": 600, "on_timeout": "remind"}} if clocked else {}
     gid = svc.create("castle-danger", ["a", "b"], {"seed": f"slots{clocked}", **clock})["id"]
     svc.transparency.flush()
+    before = svc.store.timer(gid)
     seat = svc.summary(gid)["to_act"][0]
     move = next(m for m in svc.legal(gid, Caller(seat))["moves"] if m["type"] != "resign")
     written = slots_written(cluster, lambda: svc.submit(gid, Caller(seat), {"move": move}))
-    expected = {key_slot(f"{{g:{gid}}}:log".encode())}
-    if clocked:
-        expected.add(key_slot(f"{tag('timers', bucket(gid))}:at".encode()))
-    assert written - {key_slot(b"{referee:tlog}")} == expected
+    assert written - {key_slot(b"{referee:tlog}")} == {key_slot(f"{{g:{gid}}}:log".encode())}
+    assert (svc.store.timer(gid) > before) if clocked else svc.store.timer(gid) is None
+
+
+def test_an_earlier_timer_writes_its_bucket_first_on_the_cluster(cluster):
+    """A timer earlier than the index holds is put there before the append: the
+    game's slot and its own bucket of the deadline index, no other."""
+    from redis.crc import key_slot
+
+    from referee.events import Draft, chain
+    from referee.store.buckets import bucket, tag
+
+    svc = assemble(open_store(cluster.url), InlineQueue())
+    clock = {"move_seconds": 3600, "remind_seconds": 600, "on_timeout": "remind"}
+    gid = svc.create("castle-danger", ["a", "b"], {"seed": "earlier", "clock": clock})["id"]
+    store = open_store(cluster.url)
+    version = store.version(gid)
+    sooner = "2000-01-01T00:00:00.000000Z"
+    events = chain([Draft("x", {})], "referee", version + 1, "h", sooner)
+    written = slots_written(cluster, lambda: store.append(gid, version, events, status="active", timer=sooner))
+    assert written == {key_slot(f"{{g:{gid}}}:log".encode()), key_slot(f"{tag('timers', bucket(gid))}:at".encode())}
+    assert gid in store.due_timers("2000-01-01T00:00:00.000000Z", 10_000)

@@ -1,8 +1,8 @@
 """The shared indexes split by hash on Redis (the listing, the deadline index, the
 notices due): games spread over the buckets, readers merge them in one order, the
-layout from before the split is moved at start, and the start-up repairs (the
-deadline index's, the sender's sweep) read what a crash may have left, not every
-game. The cluster's own tests are in tests/test_cluster.py."""
+layout from before the split is moved at start; the deadline index runs early,
+never late, whatever a crash leaves, and the sender's start-up sweep reads only
+the games after its mark. The cluster's own tests are in tests/test_cluster.py."""
 
 from __future__ import annotations
 
@@ -10,7 +10,6 @@ import datetime as dt
 import threading
 
 import pytest
-from freezegun import freeze_time
 
 from referee.events import GENESIS, Draft, chain
 from referee.store import GameRecord
@@ -145,53 +144,97 @@ def test_a_start_moves_what_an_older_process_wrote_after_the_last_move(redis_url
     assert not again.r.exists("{referee:list}:all")
 
 
-def test_repair_reads_only_what_a_crash_left_among_ten_thousand_games(redis_url, monkeypatch):
+def timed(store, gid, expected, timer, at_=10):
+    """A referee event appended at ``expected`` moving the game's timer to ``timer``."""
+    return store.append(gid, expected, chain([Draft("x", {})], "referee", expected + 1, "h", at(at_)),
+                        status="active", timer=timer)
+
+
+def entry(store, gid):
+    from referee.store.redis_timers import keys
+
+    return store.r.zscore(keys(gid)[0], gid)
+
+
+def test_a_later_timer_writes_nothing_to_the_index_and_an_earlier_one_is_there_before_its_append(
+        redis_url, monkeypatch):
     from referee.store.redis import RedisStore
-    from referee.store.redis_timers import SETTLED, DeadlineIndex
-    from referee.store.redis_timers import keys as timer_keys
+    from referee.store.redis_timers import keys, score
+
+    store = RedisStore(redis_url)
+    new_game(store, "g1", at(0), timer=at(3600))
+    tag = store.r.hget(keys("g1")[1], "g1")
+    timed(store, "g1", 1, at(7200))  # the next seat's time starts later: the ordinary move
+    assert store.timer("g1") == at(7200)
+    assert entry(store, "g1") == score(at(3600)) and store.r.hget(keys("g1")[1], "g1") == tag  # untouched
+    assert store.due_timers(at(3600)) == ["g1"]  # early, never late: the keeper's tick moves it on
+    assert store.set_timer("g1", 2, at(7200))
+    assert store.due_timers(at(3600)) == [] and store.due_timers(at(7200)) == ["g1"]
+
+    sent = []
+    real = store._run_append
+    monkeypatch.setattr(store, "_run_append", lambda keys, args: sent.append(args) or real(keys, args))
+    timed(store, "g1", 2, at(600))  # earlier than the index holds: into the index first
+    assert len(sent) == 2 and store.timer("g1") == at(600)
+    assert store.due_timers(at(600)) == ["g1"]
+
+
+def test_a_crash_anywhere_leaves_the_index_early_never_late_and_a_start_reads_no_game(redis_url, monkeypatch):
+    from referee.store.redis import RedisStore
+    from referee.store.redis_timers import score
 
     store = RedisStore(redis_url)
     for i in range(10_000):
         new_game(store, f"g{i:05d}", at(0), timer=at(3600 + i))
-    with freeze_time(at(0)):
-        new_game(store, "crashed", at(0), timer=at(3600))
+    new_game(store, "crashed", at(0), timer=at(3600))
+    real = store._run_append
+    calls = []
 
-        def crash(*args, **kwargs):  # the process dies after the game's append, before the index write
+    def dies_on_the_second(keys, args):  # after the index's write, before the append's
+        calls.append(1)
+        if len(calls) == 2:
             raise SystemExit("killed")
+        return real(keys, args)
 
-        monkeypatch.setattr(DeadlineIndex, "put", crash)
-        with pytest.raises(SystemExit):
-            store.append("crashed", 1, chain([Draft("x", {})], "referee", 2, "h", at(10)), status="active",
-                         timer=at(60))
-        monkeypatch.undo()
+    monkeypatch.setattr(store, "_run_append", dies_on_the_second)
+    with pytest.raises(SystemExit):
+        timed(store, "crashed", 1, at(60))
+    monkeypatch.undo()
+    assert store.timer("crashed") == at(3600) and entry(store, "crashed") == score(at(60))  # early
+    # a keeper killed between the record's timer and the index's: the old, due entry stays
+    monkeypatch.setattr(type(store.timers), "put", lambda *a, **kw: (_ for _ in ()).throw(SystemExit("killed")))
+    with pytest.raises(SystemExit):
+        store.set_timer("g00000", 1, at(9000))
+    monkeypatch.undo()
+    assert entry(store, "g00000") == score(at(3600)) and store.timer("g00000") == at(9000)
+
     restarted = RedisStore(redis_url)
-    reads, pages = [], []
-    real_read, real_page = restarted._timer_and_version, restarted.page
-    monkeypatch.setattr(restarted, "_timer_and_version", lambda gid: reads.append(gid) or real_read(gid))
-    monkeypatch.setattr(restarted, "page", lambda *a, **kw: pages.append(a) or real_page(*a, **kw))
-    assert restarted.due_timers(at(100)) == []  # the index still says 3600
-    with freeze_time(at(20)):
-        assert restarted.repair_timers() == 1
-    assert reads == ["crashed"] and pages == []  # the journal's one entry, not the 10,001 games
-    assert restarted.due_timers(at(100)) == ["crashed"]
-    with freeze_time(at(20 + SETTLED + 1)):  # its append long over: the entry is forgotten
-        assert restarted.repair_timers() == 0
-    assert restarted.r.zcard(timer_keys("crashed")[2]) == 0
-    assert sum(restarted.r.zcard(timer_keys(f"g{i:05d}")[2]) for i in range(0, 10_000, 500)) == 0
+    for name in ("page", "games", "timer", "record", "glance"):  # a start reads no game
+        monkeypatch.setattr(restarted, name, lambda *a, **kw: pytest.fail("a game was read"))
+    monkeypatch.setattr(restarted.r, "hmget", lambda *a, **kw: pytest.fail("a game was read"))
+    assert restarted.repair_timers() == 0
+    assert restarted.due_timers(at(60)) == ["crashed"]  # early: its tick fires nothing and moves it on
 
 
-def test_a_refused_append_leaves_no_journal_entry(redis_url):
-    from referee.store import Conflict
-    from referee.store.redis import RedisStore
-    from referee.store.redis_timers import keys as timer_keys
+def test_a_keeper_finishing_late_never_raises_an_entry_a_newer_append_lowered(redis_url):
+    from referee.store.redis import RedisStore, _k
 
     store = RedisStore(redis_url)
-    new_game(store, "g1", at(0), timer=at(100))
-    with pytest.raises(Conflict):
-        store.append("g1", 5, chain([Draft("x", {})], "referee", 6, "h", at(10)), status="active", timer=at(50))
-    store.append("g1", 1, chain([Draft("x", {})], "referee", 2, "h", at(10)), status="active", timer=at(50))
-    assert store.r.zcard(timer_keys("g1")[2]) == 0
-    assert store.due_timers(at(60)) == ["g1"]
+    new_game(store, "g1", at(0), timer=at(3600))
+    # a keeper read version 1 and wrote the game's next timer to its record...
+    assert store._set_timer(keys=[_k("g1", "meta")], args=[1, at(5000)])
+    timed(store, "g1", 1, at(600))  # ...then a move lowered the index and appended version 2...
+    store.timers.put("g1", 1, at(5000))  # ...before the keeper's index write of version 1 landed
+    assert store.due_timers(at(600)) == ["g1"] and store.timer("g1") == at(600)
+
+
+def test_a_game_over_takes_its_entry_out_of_the_index(redis_url):
+    from referee.store.redis import RedisStore
+
+    store = RedisStore(redis_url)
+    new_game(store, "g1", at(0), timer=at(3600))
+    store.append("g1", 1, chain([Draft("x", {})], "referee", 2, "h", at(10)), status="finished", timer=None)
+    assert entry(store, "g1") is None and store.due_timers(at(9999)) == []
 
 
 def test_the_senders_start_reads_only_games_after_its_mark(store_url, monkeypatch):
@@ -239,25 +282,3 @@ def test_a_notice_sent_for_good_is_dropped_from_the_due_when_found_there(redis_u
     box.r.zadd(_due_key("g1"), {"g1|g1.0.1.start": 10.0})
     assert box.due(100.0) == []
     assert box.r.zcard(_due_key("g1")) == 0
-
-
-def test_the_keeper_repairs_at_start_and_every_so_many_rounds_after(redis_url, monkeypatch):
-    from referee import timeouts
-    from referee.queue import InlineQueue
-    from referee.store import open_store
-    from referee.system import assemble
-
-    service = assemble(open_store(redis_url), InlineQueue())
-    keeper = timeouts.Keeper(service, interval=0)
-    repairs, rounds = [], []
-    monkeypatch.setattr(service.store, "repair_timers", lambda: repairs.append(len(rounds)) or 0)
-
-    def one_round():
-        rounds.append(1)
-        if len(rounds) == 2 * timeouts.REPAIR_EVERY + 1:
-            keeper.stopping.set()
-        return 0
-
-    monkeypatch.setattr(keeper, "round", one_round)
-    keeper.run()  # in this thread: it ends when the rounds above stop it
-    assert repairs == [0, timeouts.REPAIR_EVERY, 2 * timeouts.REPAIR_EVERY]

@@ -22,7 +22,15 @@ from referee.events import Event
 from referee.store.base import KEEP, Conflict, DuplicateRequest, GameRecord, Snapshot, Store
 from referee.store.redis_layout import move_old_layout
 from referee.store.redis_listing import Listing
-from referee.store.redis_scripts import APPEND, COUNT_MOVES, CREATE, INDEX_TIMER, MOVE, SET_TIMER
+from referee.store.redis_scripts import (
+    APPEND,
+    COUNT_MOVES,
+    CREATE,
+    INDEX_TIMER,
+    LOWER_TIMER,
+    MOVE,
+    SET_TIMER,
+)
 from referee.store.redis_timers import DeadlineIndex
 
 log = logging.getLogger("referee.store")
@@ -138,7 +146,7 @@ class RedisStore(Store):
         self._set_timer = self.r.register_script(SET_TIMER)
         self._count_moves = self.r.register_script(COUNT_MOVES)
         self.listing = Listing(self.r, self._move)
-        self.timers = DeadlineIndex(self.r, self.r.register_script(INDEX_TIMER))
+        self.timers = DeadlineIndex(self.r, self.r.register_script(INDEX_TIMER), self.r.register_script(LOWER_TIMER))
         move_old_layout(self)
 
     def _list(self, game_id: str, created_at: str, status: str, version: int) -> None:
@@ -147,26 +155,20 @@ class RedisStore(Store):
 
     def create(self, record: GameRecord, first: Event, timer: str | None = None,
                to_act: list[int] | None = None) -> None:
-        journal = None
-        if timer is not None:
-            before, journal = self.timers.journal(record.id)
-            self.r.execute_command(*before)
+        if timer is not None:  # the index may run early, never late: its entry first
+            self.timers.lower(record.id, first.seq, timer)
         made = self._create(keys=[_k(record.id, "meta"), _k(record.id, "log")],
                             args=[json.dumps(record.to_dict()), record.status, first.seq, record.game,
                                   record.created_at, first.to_json(), timer or "",
                                   "" if to_act is None else json.dumps(to_act)])
         if not made:
-            if journal:
-                self.timers.forget(record.id, journal)
             raise ValueError(f"game {record.id} exists already")
         # The listing lives outside the game's hash slot, so it is a second write: a
         # crash between the two leaves a game that is reachable but not listed.
         self._list(record.id, record.created_at, record.status, first.seq)
-        if timer is not None:
-            self._index(record.id, first.seq, timer, journal)
 
-    def _index(self, game_id: str, version: int, timer: str | None, journal: str = "") -> None:
-        self.timers.put(game_id, version, timer, journal)
+    def _index(self, game_id: str, version: int, timer: str | None) -> None:
+        self.timers.put(game_id, version, timer)
 
     def record(self, game_id: str) -> GameRecord | None:
         return self.record_from(self.r.hmget(*self.record_read(game_id)))
@@ -211,26 +213,31 @@ class RedisStore(Store):
                 snapshot.blob if snapshot else b"",
                 "keep" if timer is KEEP else "none" if timer is None else timer,
                 "" if record_text is None else record_text, ""]
-        counting = tally is not None and not tally.done
         listing = [sum(e.is_move for e in events), "keep" if to_act is KEEP else json.dumps(to_act)]
-        if counting:  # the request's rate counters, stepped before anything else
-            keys += [key for key, _ in tally.reads] + [key for key, _, _ in tally.hits]
-            args += [len(tally.reads), len(tally.hits), *listing, self.answer_seconds,
-                     *(amount for _, amount in tally.reads)]
-            for _, amount, seconds in tally.hits:
-                args += [amount, seconds]
-        else:
-            args += [0, 0, *listing, self.answer_seconds]
-        args += [e.to_json() for e in events]
-        # an append moving the timer is journalled first, in the timer's bucket: a
-        # crash before the index write below leaves the entry for repair_timers
-        before, journal = self.timers.journal(game_id) if timer is not KEEP else (None, "")
-        outcome, replicated = self._run_append(keys, args, before)
-        if counting:
-            tally.done = True  # counted once, whatever the game's part says
+        texts = [e.to_json() for e in events]
+        ahead = ""  # the timer this writer has put into the deadline index already
+        first_keys, first_args = keys, args
+        while True:
+            keys, args = list(first_keys), list(first_args)
+            counting = tally is not None and not tally.done
+            if counting:  # the request's rate counters, stepped before anything else
+                keys += [key for key, _ in tally.reads] + [key for key, _, _ in tally.hits]
+                args += [len(tally.reads), len(tally.hits), *listing, self.answer_seconds, ahead,
+                         *(amount for _, amount in tally.reads)]
+                for _, amount, seconds in tally.hits:
+                    args += [amount, seconds]
+            else:
+                args += [0, 0, *listing, self.answer_seconds, ahead]
+            outcome, replicated = self._run_append(keys, args + texts)
+            if counting:
+                tally.done = True  # counted once, whatever the game's part says
+            if outcome[0] != 4:
+                break
+            # a timer earlier than the game's record vouches the index holds (redis_timers.py):
+            # into the index first, then the append again (a second round trip, rarely)
+            ahead = timer
+            self.timers.lower(game_id, expected + len(events), timer)
         code, value = outcome[0], outcome[1]
-        if code != 1 and journal:
-            self.timers.forget(game_id, journal)
         if code == 3:
             tally.refuse(int(value) - 1)  # raises: over a limit, nothing of the game written
         if code == 0:
@@ -239,38 +246,35 @@ class RedisStore(Store):
             raise DuplicateRequest(json.loads(value))
         if (outcome[2] or b"").decode() != status and outcome[3]:
             self._list(game_id, outcome[3].decode(), status, int(value))
-        if timer is not KEEP:
-            self._index(game_id, int(value), timer, journal)
+            if timer is None and status in ("finished", "aborted"):  # over: its early entry goes too
+                self._index(game_id, int(value), None)
         return replicated
 
-    def _run_append(self, keys: list, args: list, before: tuple | None = None):
+    def _run_append(self, keys: list, args: list):
         if self.threads is None:
-            if before:  # on a cluster the journal's bucket is on any node: a round trip of its own
-                self.r.execute_command(*before)
             if self.wait_replicas:
                 return self._append_and_wait_on_node(keys, args)
             return self._append(keys=keys, args=args), True
-        ahead = [before] if before else []  # one Redis: the journal rides in the append's packet
         try:
-            return self._evalsha(("EVALSHA", self._append.sha, len(keys), *keys, *args), ahead)
+            return self._evalsha(("EVALSHA", self._append.sha, len(keys), *keys, *args))
         except redis.ConnectionError:
             # Sent once more on a new connection, marked so. Safe: if the first did
             # land, the script finds its events in the log and answers as if it had
             # just written them (APPEND), never writing them twice. (Its rate
             # counters, if any, may count twice: that window is one step stricter.)
             args = [*args[:SENT_AGAIN], "1", *args[SENT_AGAIN + 1:]]
-            return self._evalsha(("EVALSHA", self._append.sha, len(keys), *keys, *args), ahead)
+            return self._evalsha(("EVALSHA", self._append.sha, len(keys), *keys, *args))
 
-    def _evalsha(self, command: tuple, ahead: list):
+    def _evalsha(self, command: tuple):
         # WAIT, when asked for, rides in the same packet on the same connection: it
         # counts the replicas that have every write this connection made.
-        commands = [*ahead, command] + ([("WAIT", self.wait_replicas, self.wait_ms)] if self.wait_replicas else [])
+        commands = [command, ("WAIT", self.wait_replicas, self.wait_ms)] if self.wait_replicas else [command]
         try:
             replies = self.threads.send(commands)
         except redis.exceptions.NoScriptError:  # a restarted or flushed Redis: load it first
             self.r.script_load(APPEND)
             replies = self.threads.send(commands)
-        return self._replicated(replies[len(ahead):])
+        return self._replicated(replies)
 
     def _append_and_wait_on_node(self, keys: list, args: list):
         """The append and its WAIT on one connection to the node holding the game
@@ -329,14 +333,9 @@ class RedisStore(Store):
         return got.decode() if got else None
 
     def repair_timers(self) -> int:
-        """The timers a crash may have left out of the index put back: only the games
-        whose appends the index's journal names (redis_timers.py), never a walk of
-        the running games; run by the keeper, never on the way to a move."""
-        return self.timers.repair(self._timer_and_version)
-
-    def _timer_and_version(self, game_id: str) -> tuple[str | None, int | None]:
-        timer, version = self.r.hmget(_k(game_id, "meta"), "timer", "version")
-        return (timer.decode() if timer else None), (None if version is None else int(version))
+        """Nothing to repair: the index runs early, never late, whatever a crash
+        leaves (redis_timers.py), so a keeper's start reads no game."""
+        return 0
 
     def answer(self, game_id: str, key: str) -> dict | None:
         got = self.r.get(_k(game_id, "answer:" + key))
