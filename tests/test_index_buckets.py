@@ -64,6 +64,21 @@ def test_games_spread_over_the_buckets_and_are_read_as_one_order(redis_url):
                                                              <= at(10_000 - 110)]
 
 
+def test_a_page_is_whole_when_the_newest_games_crowd_one_bucket(redis_url):
+    from referee.store.redis import RedisStore
+
+    store = RedisStore(redis_url)
+    crowded = [gid for gid in (f"c{i:04d}" for i in range(2000)) if bucket(gid) == 3][:60]
+    spread = [f"s{i:03d}" for i in range(40)]
+    for i, gid in enumerate(spread + crowded):  # the 60 newest all in bucket 3
+        new_game(store, gid, at(i))
+    newest_first = list(reversed(spread + crowded))
+    for limit in (1, 7, 25, 59, 60, 61, 100, 150):
+        assert all_pages(store, limit=limit) == newest_first, limit
+    rows, after = store.page(None, 50, None)
+    assert [r["id"] for r in rows] == newest_first[:50] and after == newest_first[49]
+
+
 def to_old_layout(store, notices: list[tuple[str, float]]) -> None:
     """Rewrite a store's split indexes as the version before the split kept them:
     one listing, one deadline index, one set of notices due."""

@@ -18,7 +18,7 @@ from __future__ import annotations
 import heapq
 import itertools
 
-from referee.store.buckets import every, of_game
+from referee.store.buckets import BUCKETS, every, of_game
 
 INDEX = "list"
 STATUSES = ("active", "settling", "finished", "aborted")
@@ -45,9 +45,32 @@ class Listing:
 
     def newest(self, status: str | None, top: str, n: int) -> list[str]:
         """The ``n`` newest members listed under ``status`` below ``top`` (a ZRANGEBYLEX
-        bound: ``+`` or ``(MEMBER``), merged over the buckets: one round trip per node."""
-        pipe = self.r.pipeline(transaction=False)
-        for t in every(INDEX):
-            pipe.zrevrangebylex(f"{t}:{status or 'all'}", top, "-", start=0, num=n)
-        merged = heapq.merge(*pipe.execute(), reverse=True)  # each bucket's answer is newest first
-        return [m.decode() for m in itertools.islice(merged, n)]
+        bound: ``+`` or ``(MEMBER``), merged over the buckets.
+
+        Each bucket is first asked for about twice its share of ``n`` (one pipelined
+        round trip per node), and again, for more, only while its last member read
+        still falls among the ``n`` newest merged (it may hold more of them): a bucket
+        whose last read is older than the ``n``-th, or that has no more, has given all
+        it can."""
+        if n <= 0:
+            return []
+        sets = [f"{t}:{status or 'all'}" for t in every(INDEX)]
+        got: dict[str, list[bytes]] = {key: [] for key in sets}
+        ask = dict.fromkeys(sets, max(4, -(-2 * n // BUCKETS)))
+        more = list(sets)
+        while True:
+            pipe = self.r.pipeline(transaction=False)
+            for key in more:
+                pipe.zrevrangebylex(key, b"(" + got[key][-1] if got[key] else top, "-", start=0, num=ask[key])
+            for key, members in zip(more, pipe.execute(), strict=True):
+                got[key] += members
+                if len(members) < ask[key]:
+                    ask[key] = 0  # it has no more
+            # each bucket's answer is newest first, as the merge wants
+            head = list(itertools.islice(heapq.merge(*got.values(), reverse=True), n))
+            cutoff = head[-1] if len(head) == n else b""
+            more = [key for key in sets if ask[key] and got[key][-1] > cutoff]
+            if not more:
+                return [m.decode() for m in head]
+            for key in more:
+                ask[key] = max(ask[key] * 2, n - len(head))
