@@ -260,7 +260,6 @@ def test_the_senders_start_reads_only_games_after_its_mark(store_url, monkeypatc
     from referee.queue import InlineQueue
     from referee.store import open_store
     from referee.system import assemble
-    from tests.helpers import Game
 
     old = 10_000 if store_url.startswith("redis") else 1_000  # SQLite's fsync a create: fewer, as telling
     store = open_store(store_url)
@@ -272,17 +271,20 @@ def test_the_senders_start_reads_only_games_after_its_mark(store_url, monkeypatc
     assert outbox.outbox_of(service).swept() is not None
     client = create_app(service).test_client()
     monkeypatch.setattr(outbox, "sweep", lambda service, game_id: [])  # the process dies before its sweep
-    g = Game(client, "king-of-danger", [{"name": "Ann", "email": "ann@example.org"}, "Bob"], {"seed": "mark"})
+    made = client.post("/v1/games", json={"game": "king-of-danger", "options": {"seed": "mark"},
+                                          "players": [{"name": "Ann", "email": "ann@example.org"}, "Bob"]})
+    assert made.status_code == 201
+    gid = made.json["id"]
     monkeypatch.undo()
-    assert outbox.outbox_of(service).of_game(g.id) == []
+    assert outbox.outbox_of(service).of_game(gid) == []
 
     restarted = assemble(open_store(store_url), InlineQueue())
     read = []
     real = restarted.record
     monkeypatch.setattr(restarted, "record", lambda gid, *a, **kw: read.append(gid) or real(gid, *a, **kw))
     assert outbox.sweep_all(restarted) >= 1
-    assert [n["seat"] for n in outbox.outbox_of(restarted).of_game(g.id)] == [0]
-    assert set(read) == {g.id}  # not one of the old games
+    assert [n["seat"] for n in outbox.outbox_of(restarted).of_game(gid)] == [0]
+    assert set(read) == {gid}  # not one of the old games
 
 
 def test_a_notice_sent_for_good_is_dropped_from_the_due_when_found_there(redis_url):
