@@ -1,10 +1,11 @@
 """What happens at a seat's reminder and deadline, and the keeper that fires them.
 
 Deadlines are a pure function of the log (referee/clock.py). Each append writes
-the game's next timer (its earliest reminder or deadline) into the store's
-deadline index, in the same atomic write as the events; the keeper asks the
+the game's next timer (its earliest reminder or deadline) into its record, in the
+same atomic write as the events, and the store's deadline index holds it (Redis'
+may hold it early, never late: referee/store/redis_timers.py); the keeper asks the
 index for the timers that are due (an index lookup, never a scan of the games)
-and has each game ``tick``:
+and has each game ``tick`` (a tick that finds nothing due moves the timer on):
 
 * a reminder due: a ``reminder`` notice to the seat (named by the version its
   time started at, so it is queued once however often the tick runs);

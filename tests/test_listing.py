@@ -98,7 +98,8 @@ def test_more_than_a_thousand_games_are_listed(store):
 
 
 def test_redis_listing_repairs_an_entry_left_by_a_crash(redis_url):
-    from referee.store.redis import LIST, RedisStore, _k
+    from referee.store.redis import RedisStore, _k
+    from referee.store.redis_listing import set_of
 
     store = RedisStore(redis_url)
     new_game(store, "g1", at(1))
@@ -106,18 +107,19 @@ def test_redis_listing_repairs_an_entry_left_by_a_crash(redis_url):
     store.r.hset(_k("g1", "meta"), mapping={"status": "finished", "version": 2})
     assert store.page("active", 5, None) == ([], None)
     assert [r["id"] for r in store.page("finished", 5, None)[0]] == ["g1"]
-    assert store.r.zcard(LIST + "active") == 0
+    assert store.r.zcard(set_of("g1", "active")) == 0
 
 
 def test_redis_listing_never_goes_back_to_an_older_status(redis_url):
-    from referee.store.redis import LIST, RedisStore
+    from referee.store.redis import RedisStore
+    from referee.store.redis_listing import set_of
 
     store = RedisStore(redis_url)
     new_game(store, "g1", at(1))
     store._list("g1", at(1), "finished", 5)
     store._list("g1", at(1), "active", 3)  # a slower writer of an older version
-    assert store.r.zrange(LIST + "active", 0, -1) == []
-    assert store.r.zrange(LIST + "finished", 0, -1) == [f"{at(1)}|g1".encode()]
+    assert store.r.zrange(set_of("g1", "active"), 0, -1) == []
+    assert store.r.zrange(set_of("g1", "finished"), 0, -1) == [f"{at(1)}|g1".encode()]
 
 
 def test_api_lists_games_by_cursor(client):

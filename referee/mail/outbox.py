@@ -317,16 +317,35 @@ def backoff(attempts: int) -> float:
     return min(LONGEST_RETRY, first * 2 ** max(0, attempts - 1))
 
 
+# How far before the oldest running game the start-up sweep's mark is put: games
+# are stamped by the clocks of many machines, which may disagree (generously) this much.
+SWEEP_MARGIN_HOURS = 1
+
+
 def sweep_all(service, days: int = 30) -> int:
     """Sweep every game that may owe a notice: the active and settling ones, and
     those created in the last ``days`` days (a game-over notice lost to a crash
-    right after the last move). Run when a sender starts."""
+    right after the last move). Run when a sender starts.
+
+    Incremental, like the ratings' catch-up (referee/players/results.py): the games
+    created before the mark the last sweep kept had all ended before it ran and were
+    swept then (an ended game stays ended), so they are not read again. The new mark
+    is the creation of the oldest game still running (read before the others, so a
+    game ending meanwhile is among them) less ``SWEEP_MARGIN_HOURS``, and never past
+    a game whose sweep failed."""
     import datetime
 
-    since = (datetime.datetime.now(datetime.UTC) - datetime.timedelta(days=days)).isoformat()
+    from referee.clock import format_at, parse_at
+
+    box = outbox_of(service)
+    now = datetime.datetime.now(datetime.UTC)
+    since = format_at(now - datetime.timedelta(days=days))
+    if (swept := box.swept()) is not None and swept > since:
+        since = swept
     n = 0
     seen = set()
     rows = service.store.games(status="active") + service.store.games(status="settling")
+    mark = min([parse_at(r["created_at"]) for r in rows] + [now]) - datetime.timedelta(hours=SWEEP_MARGIN_HOURS)
     after = None
     while True:  # the newest games first, until they are older than ``since``
         page, after = service.store.page(None, 200, after)
@@ -342,7 +361,9 @@ def sweep_all(service, days: int = 30) -> int:
             if has_channel(service.record(row["id"]).extra):
                 n += len(sweep(service, row["id"]))
         except Exception:  # one broken game never stops the others' notices
+            mark = min(mark, parse_at(row["created_at"]))  # read again by the next start
             continue
+    box.mark_swept(format_at(mark))
     return n
 
 

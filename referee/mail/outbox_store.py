@@ -7,10 +7,14 @@ version N"."""
 
 from __future__ import annotations
 
+import heapq
+import itertools
 import json
 import sqlite3
 import threading
 import time
+
+from referee.store.buckets import every, of_game
 
 SQLITE_SCHEMA = """
 CREATE TABLE IF NOT EXISTS notices (
@@ -24,7 +28,19 @@ CREATE INDEX IF NOT EXISTS notices_due ON notices (state, next_try);
 CREATE TABLE IF NOT EXISTS notice_cursors (
     game_id TEXT NOT NULL, seat INTEGER NOT NULL, version INTEGER NOT NULL,
     PRIMARY KEY (game_id, seat)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS notices_swept (one INTEGER PRIMARY KEY CHECK (one = 1), mark TEXT NOT NULL);
 """
+
+# The notices waiting to be sent, by when, on Redis: split by hash into buckets
+# (referee/store/buckets.py) by the game's id, each a sorted set of "GAME|NOTICE"
+# in its own slot, so on a cluster the notices of all games are not one key's writes.
+DUE = "notices-due"
+OLD_DUE = "referee:notices-due"  # before the split: one set, moved into the buckets at start
+SWEPT = "{referee:notices-swept}"  # the start-up sweep's mark (outbox.sweep_all)
+
+
+def _due_key(game_id: str) -> str:
+    return of_game(DUE, game_id)
 
 
 def _done(text) -> list[str]:
@@ -122,6 +138,13 @@ class SqliteOutbox:
             "INSERT INTO notice_cursors VALUES (?, ?, ?) ON CONFLICT (game_id, seat) "
             "DO UPDATE SET version = max(version, excluded.version)", (game_id, seat, version))
 
+    def swept(self) -> str | None:
+        rows = self._conn().execute("SELECT mark FROM notices_swept").fetchall()
+        return rows[0][0] if rows else None
+
+    def mark_swept(self, mark: str) -> None:
+        self._conn().execute("INSERT OR REPLACE INTO notices_swept VALUES (1, ?)", (mark,))
+
 
 class RedisOutbox:
     """Notices in Redis: a hash per notice, a sorted set per game, one of due ids."""
@@ -129,6 +152,19 @@ class RedisOutbox:
     def __init__(self, r):
         self.r = r
         self._secret = None
+        self.move_old_due()
+
+    def move_old_due(self) -> int:
+        """The notices due in the one set before the split, moved into their buckets
+        (idempotent, safe with several processes at once: each entry is added where
+        absent, then removed from the old set). Returns how many."""
+        n = 0
+        while batch := self.r.zrange(OLD_DUE, 0, 499, withscores=True):
+            for member, when in batch:
+                self.r.zadd(_due_key(member.decode().partition("|")[0]), {member: when}, nx=True)
+                self.r.zrem(OLD_DUE, member)
+                n += 1
+        return n
 
     def _k(self, game_id: str, what: str) -> str:
         return f"{{g:{game_id}}}:{what}"
@@ -143,7 +179,7 @@ class RedisOutbox:
         self.r.hset(key, mapping=fields)
         self.r.zadd(self._k(n["game"], "notices"), {n["id"]: n["created"]})
         self.r.zadd(self._k(n["game"], "pending"), {n["id"]: n["created"]})
-        self.r.zadd("referee:notices-due", {f"{n['game']}|{n['id']}": n["created"]})
+        self.r.zadd(_due_key(n["game"]), {f"{n['game']}|{n['id']}": n["created"]})
         return True
 
     def _get(self, game_id: str, nid: str) -> dict | None:
@@ -162,11 +198,17 @@ class RedisOutbox:
 
     def due(self, now: float, limit: int = 100) -> list[dict]:
         out = []
-        for member in self.r.zrangebyscore("referee:notices-due", "-inf", now, start=0, num=limit):
+        pipe = self.r.pipeline(transaction=False)
+        for t in every(DUE):
+            pipe.zrangebyscore(t, "-inf", now, start=0, num=limit, withscores=True)
+        merged = heapq.merge(*pipe.execute(), key=lambda pair: (pair[1], pair[0]))  # the earliest first
+        for member, _ in itertools.islice(merged, limit):
             game_id, _, nid = member.decode().partition("|")
             n = self._get(game_id, nid)
             if n and n["state"] == "pending":
                 out.append(n)
+            else:  # sent or failed for good (never pending again): e.g. put back by a start's move
+                self.r.zrem(_due_key(game_id), member)
         return sorted(out, key=lambda n: (n["next_try"], n["created"], n["id"]))
 
     def pending_before(self, notice: dict) -> list[dict]:
@@ -186,9 +228,9 @@ class RedisOutbox:
         self.r.hset(self._k(game_id, "notice:" + nid), mapping=fields)
         member = f"{game_id}|{nid}"
         if state == "pending":
-            self.r.zadd("referee:notices-due", {member: next_try})
+            self.r.zadd(_due_key(game_id), {member: next_try})
         else:
-            self.r.zrem("referee:notices-due", member)
+            self.r.zrem(_due_key(game_id), member)
             self.r.zrem(self._k(game_id, "pending"), nid)
 
     def claim(self, notice: dict, until: float) -> bool:
@@ -216,3 +258,10 @@ class RedisOutbox:
         key = self._k(game_id, "notice-cursors")
         if version > self.cursor(game_id, seat):
             self.r.hset(key, str(seat), version)
+
+    def swept(self) -> str | None:
+        got = self.r.get(SWEPT)
+        return None if got is None else got.decode()
+
+    def mark_swept(self, mark: str) -> None:
+        self.r.set(SWEPT, mark)

@@ -20,33 +20,27 @@ import redis
 
 from referee.events import Event
 from referee.store.base import KEEP, Conflict, DuplicateRequest, GameRecord, Snapshot, Store
-from referee.store.redis_scripts import APPEND, COUNT_MOVES, CREATE, INDEX_TIMER, MOVE, SET_TIMER
+from referee.store.redis_layout import move_old_layout
+from referee.store.redis_listing import Listing
+from referee.store.redis_scripts import (
+    APPEND,
+    COUNT_MOVES,
+    CREATE,
+    INDEX_TIMER,
+    LOWER_TIMER,
+    MOVE,
+    SET_TIMER,
+)
+from referee.store.redis_timers import DeadlineIndex
 
 log = logging.getLogger("referee.store")
 DEFAULT_ANSWER_HOURS = 168
 DEFAULT_WAIT_MS = 1000
-OLD_INDEX = "referee:games"  # before 0.2.0: every game id, scored by creation time
-# The listing: sorted sets, every member scored 0 so they sort by their text
-# "CREATED_AT|ID" (ISO times sort as text), one for all games and one per status,
-# all in one hash slot so one script moves a game between them atomically. They are
-# written beside the game's own atomic write (a Redis Cluster keeps each game in its
-# own slot), each move tagged with the game's version so that writers finishing out
-# of order never put a game back where it was; a crash in between leaves a stale
-# entry, which the listing notices (it reads each game's own status) and repairs.
-LIST = "{referee:list}:"
-STATUSES = ("active", "settling", "finished", "aborted")
-LIST_KEYS = [LIST + "all", LIST + "version"] + [LIST + s for s in STATUSES]
+# The listing (redis_listing.py) and the deadline index (redis_timers.py) are
+# split by hash into buckets (buckets.py), each written beside a game's own atomic
+# write; the layout before the split is moved into them at start (redis_layout.py).
 
 SENT_AGAIN = 8  # APPEND's ARGV[9], counted from 0 in the arguments a call passes
-
-# The deadline index: every game's next timer in one sorted set (score: the time
-# as seconds since 1970), tagged like the listing with the version that set it.
-# The game's own ``timer`` field, written atomically with its events, is the
-# truth; the set is a second write beside it (a cluster keeps it in another
-# slot), so a crash between them can leave a timer out of the set, which
-# ``repair_timers`` (run when a keeper starts) puts back.
-TIMERS = "{referee:timers}:"
-TIMER_KEYS = [TIMERS + "at", TIMERS + "version"]
 
 
 class ThreadConnections:
@@ -72,12 +66,6 @@ class ThreadConnections:
         except BaseException:
             conn.disconnect()  # replies may be left unread: the next use connects afresh
             raise
-
-
-def _score(timer: str) -> float:
-    from referee.clock import parse_at
-
-    return parse_at(timer).timestamp()
 
 
 def answer_hours() -> int:
@@ -155,27 +143,20 @@ class RedisStore(Store):
         self._create = self.r.register_script(CREATE)
         self._append = self.r.register_script(APPEND)
         self._move = self.r.register_script(MOVE)
-        self._index_timer = self.r.register_script(INDEX_TIMER)
         self._set_timer = self.r.register_script(SET_TIMER)
         self._count_moves = self.r.register_script(COUNT_MOVES)
-        self._index_old_games()
-
-    def _index_old_games(self) -> None:
-        """Games stored before the listing had its sets get into them, once."""
-        if not self.r.exists(OLD_INDEX) or not self.r.set(LIST + "migrated", 1, nx=True):
-            return
-        for gid in self.r.zrange(OLD_INDEX, 0, -1):
-            gid = gid.decode()
-            if self.r.exists(_k(gid, "meta")):
-                created, status, version = self.r.hmget(_k(gid, "meta"), "created_at", "status", "version")
-                self._list(gid, created.decode(), status.decode(), int(version))
+        self.listing = Listing(self.r, self._move)
+        self.timers = DeadlineIndex(self.r, self.r.register_script(INDEX_TIMER), self.r.register_script(LOWER_TIMER))
+        move_old_layout(self)
 
     def _list(self, game_id: str, created_at: str, status: str, version: int) -> None:
         """Put the game in the listing under ``status`` as of ``version``."""
-        self._move(keys=LIST_KEYS, args=[f"{created_at}|{game_id}", game_id, version, status])
+        self.listing.put(game_id, created_at, status, version)
 
     def create(self, record: GameRecord, first: Event, timer: str | None = None,
                to_act: list[int] | None = None) -> None:
+        if timer is not None:  # the index may run early, never late: its entry first
+            self.timers.lower(record.id, first.seq, timer)
         made = self._create(keys=[_k(record.id, "meta"), _k(record.id, "log")],
                             args=[json.dumps(record.to_dict()), record.status, first.seq, record.game,
                                   record.created_at, first.to_json(), timer or "",
@@ -185,11 +166,9 @@ class RedisStore(Store):
         # The listing lives outside the game's hash slot, so it is a second write: a
         # crash between the two leaves a game that is reachable but not listed.
         self._list(record.id, record.created_at, record.status, first.seq)
-        if timer is not None:
-            self._index(record.id, first.seq, timer)
 
     def _index(self, game_id: str, version: int, timer: str | None) -> None:
-        self._index_timer(keys=TIMER_KEYS, args=[game_id, version, "" if timer is None else _score(timer)])
+        self.timers.put(game_id, version, timer)
 
     def record(self, game_id: str) -> GameRecord | None:
         return self.record_from(self.r.hmget(*self.record_read(game_id)))
@@ -234,20 +213,30 @@ class RedisStore(Store):
                 snapshot.blob if snapshot else b"",
                 "keep" if timer is KEEP else "none" if timer is None else timer,
                 "" if record_text is None else record_text, ""]
-        counting = tally is not None and not tally.done
         listing = [sum(e.is_move for e in events), "keep" if to_act is KEEP else json.dumps(to_act)]
-        if counting:  # the request's rate counters, stepped before anything else
-            keys += [key for key, _ in tally.reads] + [key for key, _, _ in tally.hits]
-            args += [len(tally.reads), len(tally.hits), *listing, self.answer_seconds,
-                     *(amount for _, amount in tally.reads)]
-            for _, amount, seconds in tally.hits:
-                args += [amount, seconds]
-        else:
-            args += [0, 0, *listing, self.answer_seconds]
-        args += [e.to_json() for e in events]
-        outcome, replicated = self._run_append(keys, args)
-        if counting:
-            tally.done = True  # counted once, whatever the game's part says
+        texts = [e.to_json() for e in events]
+        ahead = ""  # the timer this writer has put into the deadline index already
+        first_keys, first_args = keys, args
+        while True:
+            keys, args = list(first_keys), list(first_args)
+            counting = tally is not None and not tally.done
+            if counting:  # the request's rate counters, stepped before anything else
+                keys += [key for key, _ in tally.reads] + [key for key, _, _ in tally.hits]
+                args += [len(tally.reads), len(tally.hits), *listing, self.answer_seconds, ahead,
+                         *(amount for _, amount in tally.reads)]
+                for _, amount, seconds in tally.hits:
+                    args += [amount, seconds]
+            else:
+                args += [0, 0, *listing, self.answer_seconds, ahead]
+            outcome, replicated = self._run_append(keys, args + texts)
+            if counting:
+                tally.done = True  # counted once, whatever the game's part says
+            if outcome[0] != 4:
+                break
+            # a timer earlier than the game's record vouches the index holds (redis_timers.py):
+            # into the index first, then the append again (a second round trip, rarely)
+            ahead = timer
+            self.timers.lower(game_id, expected + len(events), timer)
         code, value = outcome[0], outcome[1]
         if code == 3:
             tally.refuse(int(value) - 1)  # raises: over a limit, nothing of the game written
@@ -257,8 +246,8 @@ class RedisStore(Store):
             raise DuplicateRequest(json.loads(value))
         if (outcome[2] or b"").decode() != status and outcome[3]:
             self._list(game_id, outcome[3].decode(), status, int(value))
-        if timer is not KEEP:
-            self._index(game_id, int(value), timer)
+            if timer is None and status in ("finished", "aborted"):  # over: its early entry goes too
+                self._index(game_id, int(value), None)
         return replicated
 
     def _run_append(self, keys: list, args: list):
@@ -331,8 +320,7 @@ class RedisStore(Store):
         return outcome, True
 
     def due_timers(self, now: str, limit: int = 100) -> list[str]:
-        return [m.decode() for m in self.r.zrangebyscore(TIMER_KEYS[0], "-inf", _score(now),
-                                                         start=0, num=limit)]
+        return self.timers.due(now, limit)
 
     def set_timer(self, game_id: str, version: int, timer: str | None) -> bool:
         if not self._set_timer(keys=[_k(game_id, "meta")], args=[version, timer or ""]):
@@ -345,15 +333,9 @@ class RedisStore(Store):
         return got.decode() if got else None
 
     def repair_timers(self) -> int:
-        """Every running game's own timer, put (back) into the index: a scan of the
-        active listing, run once when a keeper starts, never on the way to a move."""
-        n = 0
-        for row in self.games(status="active"):
-            timer = self.timer(row["id"])
-            if timer is not None and self.r.zscore(TIMER_KEYS[0], row["id"]) != _score(timer):
-                self._index(row["id"], row["version"], timer)
-                n += 1
-        return n
+        """Nothing to repair: the index runs early, never late, whatever a crash
+        leaves (redis_timers.py), so a keeper's start reads no game."""
+        return 0
 
     def answer(self, game_id: str, key: str) -> dict | None:
         got = self.r.get(_k(game_id, "answer:" + key))
@@ -366,14 +348,13 @@ class RedisStore(Store):
         return Snapshot(int(seq), code.decode(), blob)
 
     def page(self, status=None, limit=100, after=None):
-        key = LIST + (status or "all")
         top = "+"
         if after is not None:
             created = self.r.hget(_k(after, "meta"), "created_at")
             if created is None:
                 return [], None
             top = f"({created.decode()}|{after}"
-        members = [m.decode() for m in self.r.zrevrangebylex(key, top, "-", start=0, num=limit + 1)]
+        members = self.listing.newest(status, top, limit + 1)
         more = len(members) > limit
         members = members[:limit]
         pipe = self.r.pipeline(transaction=False)
