@@ -117,6 +117,22 @@ def test_daily_sends_one_digest_a_day_at_the_players_hour_instead_of_turn_notice
     assert digests_of(service).store.due(datetime.datetime(2026, 6, 1, tzinfo=datetime.UTC).timestamp()) == []
 
 
+def test_a_daily_player_is_still_reminded_before_a_deadline(client, service, smtp):
+    from referee import timeouts
+
+    with freeze_time("2026-05-04T05:00:00Z"):
+        ann = player(client, service, "ann", notices="daily", digest_hour=8)
+        bob = player(client, service, "bob")
+        gid = waiting_on(client, ann, bob, {"clock": {**CLOCK, "remind_seconds": 86400}, "seed": 4})
+        sending.deliver_due(service)
+    assert not any("your turn" in m["Subject"] for m in smtp.inbox.to("ann@example.org"))
+    with freeze_time("2026-05-06T05:00:01Z"):  # a day before her deadline, between two digests
+        assert timeouts.tick(service, gid)["reminders"]
+        sending.deliver_due(service)
+    reminders = [m for m in smtp.inbox.to("ann@example.org") if "reminder: your turn" in m["Subject"]]
+    assert len(reminders) == 1 and gid in reminders[0]["Subject"], [m["Subject"] for m in reminders]
+
+
 def test_the_hour_that_the_clocks_skip_or_repeat(client, service, smtp):
     paris = "Europe/Paris"
     # spring forward (29 March 2026): 02:00 does not exist; the digest comes at 03:00 CEST
