@@ -222,6 +222,35 @@ def test_a_reply_to_the_digest_moves_in_several_games_and_a_bad_line_refuses_its
         assert client.get(f"/v1/games/{second}").json["version"] == versions[second]
 
 
+def test_a_reply_to_the_digest_that_names_no_game_of_the_players_is_answered_all_the_same(client, service, smtp):
+    from tests.test_inbound_email import message, post
+
+    with freeze_time("2026-05-04T05:00:00Z"):
+        ann = player(client, service, "ann", notices="daily", digest_hour=6)
+        bob = player(client, service, "bob")
+        gid = waiting_on(client, ann, bob, {"seed": 14})
+    assert run_at(service, "2026-05-04T06:00:00Z") == 1
+    (digest,) = digests_to(smtp, "ann@example.org")
+    version = client.get(f"/v1/games/{gid}").json["version"]
+    before = len(smtp.inbox.messages)
+    # her move without its game's line: nobody's
+    r = post(client, message(digest["Reply-To"], "play W1\n", msgid="<digest-reply-2@example.org>"))
+    assert r.status_code == 202 and r.json["games"] == []
+    (answer,) = [m for m in smtp.inbox.since(before) if "ann@" in m["To"]]
+    assert "no game's moves found" in answer["Subject"]
+    assert answer["In-Reply-To"] == "<digest-reply-2@example.org>"
+    words = answer.get_content()
+    assert "1 line(s) came before any [GAMEID] line" in words and "[GAMEID] play W3" in words
+    assert client.get(f"/v1/games/{gid}").json["version"] == version
+    # a line before the first section, beside a game's own: said in that game's answer
+    before = len(smtp.inbox.messages)
+    r = post(client, message(digest["Reply-To"], f"hello\n[{gid}] play Q9\n", msgid="<digest-reply-3@example.org>"))
+    assert r.status_code == 202 and [g["game"] for g in r.json["games"]] == [gid]
+    sending.deliver_due(service)
+    (answer,) = [m for m in smtp.inbox.since(before) if "ann@" in m["To"]]
+    assert gid in answer["Subject"] and "before your first [GAMEID] line were not read" in answer.get_content()
+
+
 def test_over_random_games_a_digest_holds_only_what_its_players_seats_may_see(client, service, smtp):
     """A new channel for the hidden information: every digest of a player, at
     random moments of random games of three, shows no card its seat may not see at

@@ -15,20 +15,29 @@ answered as a reply to that game's own notice is (referee/mail/inbound.py
 ``apply_mail``): its moves applied together or refused with the rule and the
 line, on the game's own answer mail; one game refused leaves the others alone.
 A section naming a game the player holds no seat in is left alone, and said so
-in the answer of each game the mail did name (the HTTP answer lists it too).
+in the answer of each game the mail did name (the HTTP answer lists it too), as
+are the lines before the first section (read by nobody). A reply that names no
+game of the player's at all is answered by one mail to the player's confirmed
+address saying so and how a reply is written, so that no reply goes unanswered.
 """
 
 from __future__ import annotations
 
 import hashlib
 import hmac
+import logging
 import re
+from email.message import EmailMessage
+from email.utils import formatdate
 
 from referee.caller import Caller
 from referee.errors import RefereeError, Unauthenticated
 from referee.mail import inbound, reading, sending
 from referee.mail.secret import mail_secret
+from referee.players.invitations import confirmed_email
 from referee.players.store import players_of
+
+log = logging.getLogger("referee.digest")
 
 # referee+d.PLAYER.KEY@domain (a player id holds no '.', '-' or '_')
 DIGEST_IN_ADDRESS = re.compile(r"\+d\.([A-Za-z0-9]{6,32})\.([0-9a-f]{20})@")
@@ -96,7 +105,7 @@ class DigestReplies:
         if found is None:
             return None
         player = player_by_key(service, found.group(1), found.group(2))
-        games, _ = sections(reading.own_lines(reading.text_of(msg)))
+        games, before = sections(reading.own_lines(reading.text_of(msg)))
         mail = inbound.mail_key(str(msg.get("Message-ID", "")).strip() or None, raw)
         mid = str(msg.get("Message-ID", "")).strip()
         mid = mid if inbound.MESSAGE_ID.match(mid) else None
@@ -104,6 +113,9 @@ class DigestReplies:
         held = {g: _held(service, g, seats[g], player) for g in games if g in seats}
         foreign = [g for g in games if held.get(g) is None]
         results = []
+        if len(foreign) == len(games):  # nothing of the player's to answer in: one answer of its own
+            _answer_unread(player, foreign, before, mid or f"<{mail}@referee>")
+        aside = _aside(foreign, before)
         for game_id, asked in games.items():
             if game_id in foreign:
                 results.append({"game": game_id, "applied": False,
@@ -114,8 +126,7 @@ class DigestReplies:
             game_key = hashlib.sha256(f"{mail}|{game_id}".encode()).hexdigest()
             text = asked["text"]
             try:
-                got = inbound.apply_mail(service, who, text, asked["version"], game_key, mid,
-                                         aside=_aside(foreign))
+                got = inbound.apply_mail(service, who, text, asked["version"], game_key, mid, aside=aside)
                 results.append({"game": game_id, "applied": True, "version": got["version"]})
             except RefereeError as err:
                 results.append({"game": game_id, "applied": False, "refused": err.detail})
@@ -134,8 +145,43 @@ def _held(service, game_id: str, seat: int, player: dict) -> Caller | None:
     return Caller(seat, player["token_hash"], rec)
 
 
-def _aside(foreign: list[str]) -> str | None:
-    if not foreign:
-        return None
-    return ("Your mail also named " + ", ".join(f"[{g}]" for g in foreign)
-            + ": no game of yours, so nothing was done with " + ("it." if len(foreign) == 1 else "them."))
+def _aside(foreign: list[str], before: list[str]) -> str | None:
+    said = []
+    if foreign:
+        said.append("Your mail also named " + ", ".join(f"[{g}]" for g in foreign)
+                    + ": no game of yours, so nothing was done with " + ("it." if len(foreign) == 1 else "them."))
+    if before:
+        said.append(f"The {len(before)} line(s) before your first [GAMEID] line were not read: a game's moves "
+                    "follow its [GAMEID] line.")
+    return " ".join(said) or None
+
+
+def _answer_unread(player: dict, foreign: list[str], before: list[str], in_reply_to: str) -> None:
+    """The one answer to a digest reply that named no game of the player's: sent
+    at once to the confirmed address (once a distinct reply: its Message-ID is the
+    reply's own, so a mail delivered twice is answered by one Message-ID)."""
+    to = confirmed_email(player)
+    if to is None:
+        return
+    s = sending.settings()
+    msg = EmailMessage()
+    msg["From"], msg["To"] = s["from"], to
+    msg["Subject"] = "Your reply to the daily digest: no game's moves found"
+    msg["Message-ID"] = "<digest-answer." + hashlib.sha256(in_reply_to.encode()).hexdigest()[:24] \
+        + f"@{s['domain']}>"
+    msg["In-Reply-To"] = in_reply_to
+    msg["Date"] = formatdate(localtime=False)
+    msg["Auto-Submitted"] = "auto-replied"  # RFC 3834: no auto-replies to this one
+    lines = ["Nothing was played: your reply named no game of yours."]
+    if foreign:
+        lines.append("It named " + ", ".join(f"[{g}]" for g in foreign) + ", in which you hold no seat.")
+    if before:
+        lines.append(f"{len(before)} line(s) came before any [GAMEID] line, so no game was theirs.")
+    lines += ["", "Write each game's moves after a line that starts with the game's name in brackets,",
+              "as the digest's sections show it, e.g.", "", "  [GAMEID] play W3", "",
+              "and the next game's line after them. Nothing else in your reply is read."]
+    msg.set_content("\n".join(lines) + "\n")
+    try:
+        sending.send_email(msg)
+    except Exception as err:  # a failing SMTP server: the player sees nothing happened and may write again
+        log.warning("digest: the answer to an unreadable reply was not sent: %s", err)
