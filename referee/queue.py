@@ -20,15 +20,28 @@ wait behind the games being played instead of in front of them.
 
 from __future__ import annotations
 
+import logging
 import secrets
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from referee import logs
 
+log = logging.getLogger("referee.queue")
+
 QUEUE_NAME = "referee"  # live play
 SWEEP_QUEUE_NAME = "referee-sweep"  # start-up sweeps: after live play
 QUEUE_NAMES = (QUEUE_NAME, SWEEP_QUEUE_NAME)  # the order `referee worker` takes them in
+
+# The queue's Redis may be down or silent while the store is fine: play goes on.
+# A job is queued after its step is written and only names its game, so a job
+# that could not be queued is re-derived from the store (a worker's sweep of the
+# settling games when it reaches the queue again, a reader's kick): an enqueue
+# waits at most DOWN_TIMEOUT seconds, and after a failure none is tried for
+# DOWN_PAUSE seconds, so that no request waits on a Redis known to be down.
+DOWN_TIMEOUT = 0.5
+DOWN_PAUSE = 1.0
 
 
 @dataclass(frozen=True)
@@ -97,15 +110,35 @@ class RQQueue(_Kinds):
         from rq import Queue
 
         self.url = url  # the rate limits count here when the store is no plain Redis
-        self.redis = redis.Redis.from_url(url)
+        self.redis = redis.Redis.from_url(url, socket_connect_timeout=DOWN_TIMEOUT,
+                                          socket_timeout=DOWN_TIMEOUT)
         self.rq = Queue(QUEUE_NAME, connection=self.redis)
         self.sweep_rq = Queue(SWEEP_QUEUE_NAME, connection=self.redis)
+        self._down = (redis.ConnectionError, redis.TimeoutError)
+        self._paused_until = 0.0
 
     def bind(self, service) -> None:
         self.service = service
 
+    def _reach(self, what: str, game_id: str, call, *args, **kw) -> None:
+        """``call(...)`` unless the queue's Redis failed in the last DOWN_PAUSE
+        seconds; a failure is logged and left for the sweep (the module's note)."""
+        if time.monotonic() < self._paused_until:
+            return
+        try:
+            call(*args, **kw)
+        except self._down as err:
+            self._paused_until = time.monotonic() + DOWN_PAUSE
+            log.warning("queue unreachable, %s of game %s left to the sweep: %s", what, game_id, err)
+
     def enqueue_settle(self, game_id: str, seq: int, kick: bool = False, force: bool = False,
                        sweep: bool = False) -> None:
+        if force:  # a worker's sweep: a queue still down fails it, and the worker tries again
+            self._enqueue_settle(game_id, seq, kick, force, sweep)
+        else:
+            self._reach("settle", game_id, self._enqueue_settle, game_id, seq, kick, force, sweep)
+
+    def _enqueue_settle(self, game_id: str, seq: int, kick: bool, force: bool, sweep: bool) -> None:
         """Queue the game's referee step. ``kick``: a reader found the game settling;
         queue a fresh job unless one is still waiting (a "started" one may belong to
         a worker that was killed: a duplicate is harmless, a lost step is not).
@@ -136,9 +169,11 @@ class RQQueue(_Kinds):
                         retry=Retry(max=5, interval=[1, 2, 5, 10, 30]),
                         description=f"settle game {game_id}", result_ttl=600, failure_ttl=86400)
 
-
     def enqueue(self, kind: str, game_id: str) -> None:
         """Queue a reaction's job of ``kind`` for ``referee worker``."""
+        self._reach(kind, game_id, self._enqueue, kind, game_id)
+
+    def _enqueue(self, kind: str, game_id: str) -> None:
         from rq import Retry
 
         k = self.kind(kind)
