@@ -91,6 +91,25 @@ def _start_catch_ups(service) -> None:
         seq.full_every = float(os.environ.get("REFEREE_TLOG_FULL_SWEEP_INTERVAL", "600"))
 
 
+def _after_an_outage(service) -> None:
+    """On a thread, what the API processes could not queue while the queue's Redis
+    was down and no referee step brings about: the notices of games left at rest
+    (the sender's start-up sweep). The steps are the sweep's (cmd_worker), and a
+    game's end is a step (the seed's reveal), whose reaction queues its ratings."""
+    import logging
+    import threading
+
+    from referee.mail import outbox
+
+    def run():
+        try:
+            outbox.sweep_all(service)
+        except Exception:  # logged; the next start sweeps again
+            logging.getLogger("referee.worker").exception("after the queue's outage: the notices' sweep")
+
+    threading.Thread(target=run, name="after-an-outage", daemon=True).start()
+
+
 def cmd_serve(args) -> int:
     import os
     import shutil
@@ -220,6 +239,7 @@ def cmd_worker(args) -> int:
             if down_since is not None:
                 log.warning("the queue's Redis is back after %.1f s", time.monotonic() - down_since)
                 down_since = None
+                _after_an_outage(service)
             if swept:
                 print(f"referee worker: {swept} game(s) left settling were queued again", file=sys.stderr)
             conn = redis.Redis.from_url(config.queue)
