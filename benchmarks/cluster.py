@@ -178,14 +178,19 @@ def queue_down(cluster: Cluster, workdir: str, moves: list, seconds: float) -> d
 
 # ---- 4. WAIT 1: its cost, and moves kept through a master's kill -9 ------------------------
 
-def failover_round(cluster: Cluster, port: int, moves: list, seconds: float) -> dict:
+def failover_round(cluster: Cluster, port: int, moves: list, seconds: float, lag: float = 0.0) -> dict:
     """Eight clients, a game each, moves with an Idempotency-Key each, a refused one
     sent again as it was until it is answered 201; the master holding the most of
     the games killed -9 a second in. Then each acknowledged move is looked for in
-    its game's log as the cluster holds it after the failover."""
+    its game's log as the cluster holds it after the failover. ``lag``: the
+    master's replica is stopped (SIGSTOP) and its link cut that many seconds
+    before the kill, and let go on right after it, so it lacks what the master took
+    meanwhile (on one machine a replica is otherwise never more than a moment
+    behind)."""
     from referee.store import open_store
 
-    acked: list[tuple[str, int, dict]] = []  # game, the seq of its first event, the move
+    # game, the seq of its first event, the move, whether a 503 not-replicated came first
+    acked: list[tuple[str, int, dict, bool]] = []
     refused = [0]
     lock = threading.Lock()
     games = []
@@ -200,6 +205,7 @@ def failover_round(cluster: Cluster, port: int, moves: list, seconds: float) -> 
     def client(gid: str, tokens: list):
         c = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
         for i, (seat, move) in enumerate(moves):
+            unconfirmed = False
             while time.perf_counter() < stop_at:
                 try:
                     c.request("POST", f"/v1/games/{gid}/moves", json.dumps({"move": move}),
@@ -213,8 +219,9 @@ def failover_round(cluster: Cluster, port: int, moves: list, seconds: float) -> 
                     continue
                 if r.status == 201:
                     with lock:
-                        acked.append((gid, body["version"] - len(body["events"]) + 1, move))
+                        acked.append((gid, body["version"] - len(body["events"]) + 1, move, unconfirmed))
                     break
+                unconfirmed = unconfirmed or body.get("code") == "not-replicated"
                 with lock:
                     refused[0] += 1
                 time.sleep(0.05)  # Retry-After's spirit, shortened
@@ -230,8 +237,20 @@ def failover_round(cluster: Cluster, port: int, moves: list, seconds: float) -> 
     for t in threads:
         t.start()
     time.sleep(1.0)  # play under way before the kill
+    if lag:
+        # The replica stopped and its link cut: what the master takes from now on
+        # stays in the master alone. (A replica only stopped would find it all in
+        # its socket's buffer when let go on: a kill -9 does not drop what the
+        # kernel holds.)
+        for r in cluster.replicas(victim):
+            cluster.pause(r, True)
+        cluster.node(victim).execute_command("CLIENT", "KILL", "TYPE", "replica")
+        time.sleep(lag)
     cluster.kill(victim)
     killed_at = time.monotonic()
+    if lag:
+        for r in cluster.replicas(victim):
+            cluster.pause(r, False)
     alive = [p for p in cluster.ports if p != victim]
     took = wait(lambda: all(b"cluster_state:ok" in cluster.node(p).execute_command("CLUSTER", "INFO")
                             for p in alive) and victim not in [
@@ -241,39 +260,42 @@ def failover_round(cluster: Cluster, port: int, moves: list, seconds: float) -> 
         t.join()
     store = open_store("redis+cluster://" + ",".join(f"127.0.0.1:{p}" for p in alive))
     logs = {gid: store.events(gid) for gid, _ in games}
-    lost = 0
-    for gid, seq, move in acked:
+    lost = lost_retried = 0
+    for gid, seq, move, unconfirmed in acked:
         log = logs[gid]
         if len(log) < seq or log[seq - 1].payload.get("move") != move:
             lost += 1
-    on_victim = sum(1 for gid, _, _ in acked if node_of[gid] == victim)
-    return {"acked": len(acked), "lost": lost, "refused": refused[0], "failover_s": took,
+            lost_retried += unconfirmed
+    on_victim = sum(1 for gid, *_ in acked if node_of[gid] == victim)
+    return {"acked": len(acked), "lost": lost, "lost_retried": lost_retried,
+            "retried": sum(1 for *_, unconfirmed in acked if unconfirmed), "refused": refused[0], "failover_s": took,
             "games_on_killed": by_node[victim], "since_kill": time.monotonic() - killed_at,
             "acked_on_killed": on_victim}
 
 
 def wait_cost_and_loss(workdir: str, moves: list, rounds: int, seconds: float, wait_ms: str) -> dict:
-    """On a three-master, three-replica cluster (cluster-node-timeout 1 s): moves/s
+    """On three-master, three-replica clusters (cluster-node-timeout 1 s): moves/s
     with WAIT 1 against without, side by side; then the loss through a master's
-    kill -9 with WAIT 1 and, on a second such cluster, without it."""
+    kill -9, with WAIT 1 and without, its replica up to date and lagging (a fresh
+    cluster each time: a failover leaves a master without a replica)."""
     out = {}
     qproc, qurl = start_redis(tempfile.mkdtemp(dir=workdir))
     try:
-        for wait_on in ("1", "0"):
+        for wait_on, lag in (("1", 0.0), ("0", 0.0), ("1", LAG), ("0", LAG)):
             d = tempfile.mkdtemp(dir=workdir)
             cluster = Cluster(d, masters=3, replicas_each=1, node_timeout=1000)
             servers = {}
             try:
                 env = {"REFEREE_WAIT_REPLICAS": wait_on, "REFEREE_WAIT_MS": wait_ms}
-                if wait_on == "1":
+                if "cost" not in out:
                     servers["wait"] = serve(cluster.url, qurl, d, **env)
                     servers["none"] = serve(cluster.url, qurl, d, REFEREE_WAIT_REPLICAS="0")
                     out["cost"] = side_by_side({k: p for k, (_, p) in servers.items()}, rounds, seconds, moves)
                     stop(servers.pop("none")[0])
                 else:
-                    servers["none"] = serve(cluster.url, qurl, d, **env)
+                    servers["side"] = serve(cluster.url, qurl, d, **env)
                 (_, port), = servers.values()
-                out[f"loss_wait_{wait_on}"] = failover_round(cluster, port, moves, 3.0 + seconds)
+                out[(wait_on, lag)] = failover_round(cluster, port, moves, 3.0 + seconds + lag, lag)
             finally:
                 for proc, _ in servers.values():
                     stop(proc)
@@ -284,15 +306,30 @@ def wait_cost_and_loss(workdir: str, moves: list, rounds: int, seconds: float, w
     return out
 
 
+LAG = 1.5  # seconds a replica is stopped before its master's kill: longer than REFEREE_WAIT_MS
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--quick", action="store_true", help="fewer, shorter rounds")
+    ap.add_argument("--parts", default="1234", help="which figures, e.g. 4 (default: 1234)")
     args = ap.parse_args()
     rounds, seconds = (3, 1.5) if args.quick else (7, 3.0)
     _, _, moves = peaceful_moves(6000)
     print(f"load before: {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f} {os.getloadavg()[2]:.2f} "
           f"on {os.cpu_count()} CPUs")
     with tempfile.TemporaryDirectory() as workdir:
+        if set(args.parts) & set("123"):
+            one_cluster(args, workdir, rounds, seconds, moves)
+        if "4" in args.parts:
+            replicas(workdir, rounds, seconds, moves)
+    print(f"\nload after: {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f} {os.getloadavg()[2]:.2f}")
+    return 0
+
+
+def one_cluster(args, workdir: str, rounds: int, seconds: float, moves: list) -> None:
+    """Figures 1 to 3, on a three-master cluster."""
+    if True:
         cluster = Cluster(tempfile.mkdtemp(dir=workdir))
         plain, plain_url = start_redis(tempfile.mkdtemp(dir=workdir))
         queue, queue_url = start_redis(tempfile.mkdtemp(dir=workdir))
@@ -337,20 +374,30 @@ def main() -> int:
                 p.kill()
                 p.wait(10)
 
+
+
+def replicas(workdir: str, rounds: int, seconds: float, moves: list) -> None:
+    """Figure 4, on three-master, three-replica clusters."""
+    if True:
         f = wait_cost_and_loss(workdir, moves, rounds, seconds, "1000")
         c = f["cost"]
         print("\n4. 3 masters + 3 replicas, cluster-node-timeout 1000 ms")
         for side, label in (("wait", "WAIT 1"), ("none", "no WAIT")):
             print(f"   {label:8} {summary(c['sides'][side])}")
         print(f"   WAIT 1 / none: moves/s {c['ratio']['rate']:.2f}, p99 {c['ratio']['p99']:.2f}")
-        for k, label in (("loss_wait_1", "WAIT 1"), ("loss_wait_0", "no WAIT")):
-            x = f[k]
-            print(f"   {label:8} kill -9 of a master ({x['games_on_killed']} of 8 games on it): "
+        for key, x in f.items():
+            if key == "cost":
+                continue
+            wait_on, lag = key
+            label = "WAIT 1" if wait_on == "1" else "no WAIT"
+            replica = f"replica cut off {lag} s before" if lag else "replica up to date"
+            print(f"   {label:8} {replica:28} kill -9 of a master ({x['games_on_killed']} of 8 games on it): "
                   f"{x['acked']} moves acknowledged ({x['acked_on_killed']} on its games), "
                   f"{x['lost']} lost after the failover ({x['failover_s']:.1f} s), "
                   f"{x['refused']} answers other than 201 meanwhile")
-    print(f"\nload after: {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f} {os.getloadavg()[2]:.2f}")
-    return 0
+            if x["retried"]:
+                print(f"{'':12}{x['retried']} of the acknowledged were answered 503 not-replicated first "
+                      f"and 201 to the same request again; {x['lost_retried']} of those lost")
 
 
 def hist(xs: list[int]) -> str:

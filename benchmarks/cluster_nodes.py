@@ -62,6 +62,7 @@ class Cluster:
                  "--save", "", "--appendonly", "no", "--dir", str(d), "--loglevel", "warning"],
                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         self.masters = self.ports[:masters]
+        self.replica_of: dict[int, int] = {}  # a replica's port: its master's
         try:
             self._form(masters, replicas_each)
         except BaseException:
@@ -85,6 +86,7 @@ class Cluster:
             "CLUSTER", "INFO") for p in self.ports), 30, "the nodes did not meet")
         for k, p in enumerate(self.ports[masters:]):
             master = self.masters[k % masters]
+            self.replica_of[p] = master
             master_id = self.node(master).execute_command("CLUSTER", "MYID")
             wait(lambda p=p, m=master_id: self._replicate(p, m), 30, "a replica did not attach")
         wait(lambda: all(b"cluster_state:ok" in self.node(p).execute_command("CLUSTER", "INFO")
@@ -110,6 +112,13 @@ class Cluster:
                 if start <= slot <= end:
                     return int(master[1])
         raise LookupError(key)
+
+    def replicas(self, master: int) -> list[int]:
+        return [r for r, m in self.replica_of.items() if m == master]
+
+    def pause(self, port: int, paused: bool) -> None:
+        """Stop a node's process (SIGSTOP) or let it go on (SIGCONT)."""
+        self.procs[port].send_signal(signal.SIGSTOP if paused else signal.SIGCONT)
 
     def kill(self, port: int) -> None:
         self.procs[port].send_signal(signal.SIGKILL)
