@@ -79,9 +79,10 @@ def side_by_side(ports: dict, rounds: int, seconds: float, moves: list) -> dict:
         order = [(a, pa), (b, pb)] if r % 2 == 0 else [(b, pb), (a, pa)]
         for name, port in order:
             got[name].append(http_round(port, 8, seconds, moves))
-    ratio = {k: statistics.median(x[k] / y[k] for x, y in zip(got[a], got[b], strict=True))
-             for k in ("rate", "p99", "p50")}
-    return {"sides": got, "ratio": ratio}
+    each = {k: [x[k] / y[k] for x, y in zip(got[a], got[b], strict=True)] for k in ("rate", "p99", "p50")}
+    ratio = {k: statistics.median(v) for k, v in each.items()}
+    spread = {k: (min(v), max(v)) for k, v in each.items()}
+    return {"sides": got, "ratio": ratio, "spread": spread}
 
 
 def summary(rounds: list[dict]) -> str:
@@ -344,7 +345,7 @@ def one_cluster(args, workdir: str, rounds: int, seconds: float, moves: list) ->
                 print(f"   {label:17} {summary(got['sides'][side])}")
             r = got["ratio"]
             print(f"   cluster / plain: moves/s {r['rate']:.2f}, p50 {r['p50']:.2f}, p99 {r['p99']:.2f}"
-                  " (median of the rounds' ratios)")
+                  f" (median of the rounds' ratios; moves/s {spread(got, 'rate')}, p99 {spread(got, 'p99')})")
 
             w = writes_per_move(cluster, queue_url, servers["cluster"][1], moves, 60 if args.quick else 240)
             print(f"\n2. what a move writes, MONITOR on every node, {w['moves']} moves one at a time")
@@ -384,7 +385,8 @@ def replicas(workdir: str, rounds: int, seconds: float, moves: list) -> None:
         print("\n4. 3 masters + 3 replicas, cluster-node-timeout 1000 ms")
         for side, label in (("wait", "WAIT 1"), ("none", "no WAIT")):
             print(f"   {label:8} {summary(c['sides'][side])}")
-        print(f"   WAIT 1 / none: moves/s {c['ratio']['rate']:.2f}, p99 {c['ratio']['p99']:.2f}")
+        print(f"   WAIT 1 / none: moves/s {c['ratio']['rate']:.2f}, p99 {c['ratio']['p99']:.2f} (median; "
+              f"moves/s {spread(c, 'rate')}, p99 {spread(c, 'p99')})")
         for key, x in f.items():
             if key == "cost":
                 continue
@@ -398,6 +400,11 @@ def replicas(workdir: str, rounds: int, seconds: float, moves: list) -> None:
             if x["retried"]:
                 print(f"{'':12}{x['retried']} of the acknowledged were answered 503 not-replicated first "
                       f"and 201 to the same request again; {x['lost_retried']} of those lost")
+
+
+def spread(got: dict, k: str) -> str:
+    low, high = got["spread"][k]
+    return f"{low:.2f} to {high:.2f} over the rounds"
 
 
 def hist(xs: list[int]) -> str:
