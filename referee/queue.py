@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import logging
 import secrets
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -40,8 +41,15 @@ QUEUE_NAMES = (QUEUE_NAME, SWEEP_QUEUE_NAME)  # the order `referee worker` takes
 # settling games when it reaches the queue again, a reader's kick): an enqueue
 # waits at most DOWN_TIMEOUT seconds, and after a failure none is tried for
 # DOWN_PAUSE seconds, so that no request waits on a Redis known to be down.
+# The process also keeps the jobs it could not queue (at most LEFT_MAX; the
+# sweep finds the others) and queues them again, LEFT_AT_ONCE at a time, after
+# its next enqueue that succeeds: a worker that never lost its connection (the
+# queue's Redis silent for a moment, or out of this process's reach alone)
+# sweeps nothing.
 DOWN_TIMEOUT = 0.5
 DOWN_PAUSE = 1.0
+LEFT_MAX = 10000
+LEFT_AT_ONCE = 100
 
 
 @dataclass(frozen=True)
@@ -116,20 +124,43 @@ class RQQueue(_Kinds):
         self.sweep_rq = Queue(SWEEP_QUEUE_NAME, connection=self.redis)
         self._down = (redis.ConnectionError, redis.TimeoutError)
         self._paused_until = 0.0
+        self._left: dict[tuple, tuple] = {}  # (what, game) -> the call that failed and its arguments
+        self._left_lock = threading.Lock()
 
     def bind(self, service) -> None:
         self.service = service
 
-    def _reach(self, what: str, game_id: str, call, *args, **kw) -> None:
-        """``call(...)`` unless the queue's Redis failed in the last DOWN_PAUSE
-        seconds; a failure is logged and left for the sweep (the module's note)."""
-        if time.monotonic() < self._paused_until:
+    def _reach(self, what: str, game_id: str, call, *args) -> None:
+        """``call(*args)`` unless the queue's Redis failed in the last DOWN_PAUSE
+        seconds; a job not queued is kept to be queued again, and left to the
+        sweep (the module's note)."""
+        if time.monotonic() < self._paused_until or not self._try(what, game_id, call, args):
+            with self._left_lock:
+                if len(self._left) < LEFT_MAX:
+                    self._left[(what, game_id)] = (call, args)
             return
+        if self._left:
+            self._again()
+
+    def _try(self, what: str, game_id: str, call, args: tuple) -> bool:
         try:
-            call(*args, **kw)
+            call(*args)
+            return True
         except self._down as err:
             self._paused_until = time.monotonic() + DOWN_PAUSE
             log.warning("queue unreachable, %s of game %s left to the sweep: %s", what, game_id, err)
+            return False
+
+    def _again(self) -> None:
+        """Queue again some of the jobs that could not be queued (the module's note)."""
+        with self._left_lock:
+            some = [(key, self._left.pop(key)) for key in list(self._left)[:LEFT_AT_ONCE]]
+        for n, ((what, game_id), (call, args)) in enumerate(some):
+            if not self._try(what, game_id, call, args):
+                with self._left_lock:  # down again: kept for the next time
+                    for key, value in some[n:]:
+                        self._left.setdefault(key, value)
+                return
 
     def enqueue_settle(self, game_id: str, seq: int, kick: bool = False, force: bool = False,
                        sweep: bool = False) -> None:

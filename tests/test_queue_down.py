@@ -13,6 +13,7 @@ import time
 
 import redis
 
+from referee import queue as queue_module
 from referee.api import create_app
 from referee.queue import RQQueue
 from referee.store import open_store
@@ -50,6 +51,10 @@ class QueueRedis:
     def kill(self) -> None:
         self.proc.send_signal(signal.SIGKILL)
         self.proc.wait(10)
+
+    def silent(self, silent: bool) -> None:
+        """Stopped (SIGSTOP): it takes connections and answers nothing; or going on."""
+        self.proc.send_signal(signal.SIGSTOP if silent else signal.SIGCONT)
 
     def stop(self) -> None:
         if self.proc.poll() is None:
@@ -155,6 +160,43 @@ def test_play_goes_on_while_the_queues_redis_is_down_and_its_steps_follow_its_re
         wait_for(lambda: any(n["seat"] == 1 and int(n["id"].split(".")[2]) >= turned for n in hooks.json()),
                  BACK_WITHIN - (time.monotonic() - back), "b was never told of its turn")
         print(f"owed steps written {took:.2f} s after the queue's return")
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(10)
+        queue.stop()
+
+
+def test_a_queue_silent_for_a_moment_loses_no_step(redis_url, tmp_path):
+    """The queue's Redis stopped for a moment: the worker, waiting for its next job,
+    never notices (it sweeps nothing); the API's enqueue gives up after 0.5 s and
+    the move is acknowledged; once the queue answers again, the API process queues
+    the step it could not, with its next enqueue."""
+    queue = QueueRedis(tmp_path)
+    store = open_store(redis_url)
+    client = create_app(assemble(open_store(redis_url), RQQueue(queue.url))).test_client()
+    proc = worker(redis_url, queue.url, burst=False)
+    try:
+        dealt = Game(client, "king-of-danger", 2, {"seed": "silent-dealt"})
+        wait_for(lambda: dealt.id not in settling(store), 60, "the worker never dealt")
+        wait_for(lambda: idle(queue.url), 30, "the worker never went idle")
+
+        queue.silent(True)
+        try:
+            move_until_settling(dealt, random.Random(5))  # a hand played out: its scoring owed
+        finally:
+            queue.silent(False)
+        assert dealt.id in settling(store)
+        resumed = time.monotonic()
+        # the process tries the queue again once its pause after the failure is over
+        wait_for(lambda: time.monotonic() - resumed > queue_module.DOWN_PAUSE, 5, "")
+        r = client.post("/v1/games", json={"game": "king-of-danger", "players": ["x", "y"],
+                                           "options": {"seed": "silent-new"}})
+        assert r.status_code == 201, r.json
+        wait_for(lambda: not settling(store) & {dealt.id, r.json["id"]}, BACK_WITHIN,
+                 "the step left while the queue was silent was never queued")
+        assert "hand-scored" in [e.type for e in store.events(dealt.id)]
+        assert proc.poll() is None
     finally:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
