@@ -91,21 +91,28 @@ def _start_catch_ups(service) -> None:
         seq.full_every = float(os.environ.get("REFEREE_TLOG_FULL_SWEEP_INTERVAL", "600"))
 
 
-def _after_an_outage(service) -> None:
+def _after_an_outage(service, sweeping) -> None:
     """On a thread, what the API processes could not queue while the queue's Redis
     was down and no referee step brings about: the notices of games left at rest
     (the sender's start-up sweep). The steps are the sweep's (cmd_worker), and a
-    game's end is a step (the seed's reveal), whose reaction queues its ratings."""
+    game's end is a step (the seed's reveal), whose reaction queues its ratings.
+    ``sweeping`` (a lock) keeps a flapping queue from piling sweeps up: one runs
+    at a time, and an outage's end while it runs is left to it."""
     import logging
     import threading
 
     from referee.mail import outbox
+
+    if not sweeping.acquire(blocking=False):
+        return
 
     def run():
         try:
             outbox.sweep_all(service)
         except Exception:  # logged; the next start sweeps again
             logging.getLogger("referee.worker").exception("after the queue's outage: the notices' sweep")
+        finally:
+            sweeping.release()
 
     threading.Thread(target=run, name="after-an-outage", daemon=True).start()
 
@@ -191,6 +198,7 @@ def cmd_serve(args) -> int:
 def cmd_worker(args) -> int:
     import logging
     import os
+    import threading
     import time
 
     import redis
@@ -212,6 +220,7 @@ def cmd_worker(args) -> int:
     pause = outages.FIRST_PAUSE
     down_since = None
     sender = None
+    sweeping = threading.Lock()  # the notices' sweep after an outage, one at a time
     while True:
         # Redis may go away (a restart, a failover) and come back: the worker waits
         # and starts again instead of dying, so jobs resume by themselves. A job cut
@@ -239,7 +248,7 @@ def cmd_worker(args) -> int:
             if down_since is not None:
                 log.warning("the queue's Redis is back after %.1f s", time.monotonic() - down_since)
                 down_since = None
-                _after_an_outage(service)
+                _after_an_outage(service, sweeping)
             if swept:
                 print(f"referee worker: {swept} game(s) left settling were queued again", file=sys.stderr)
             conn = redis.Redis.from_url(config.queue)
