@@ -91,6 +91,32 @@ def _start_catch_ups(service) -> None:
         seq.full_every = float(os.environ.get("REFEREE_TLOG_FULL_SWEEP_INTERVAL", "600"))
 
 
+def _after_an_outage(service, sweeping) -> None:
+    """On a thread, what the API processes could not queue while the queue's Redis
+    was down and no referee step brings about: the notices of games left at rest
+    (the sender's start-up sweep). The steps are the sweep's (cmd_worker), and a
+    game's end is a step (the seed's reveal), whose reaction queues its ratings.
+    ``sweeping`` (a lock) keeps a flapping queue from piling sweeps up: one runs
+    at a time, and an outage's end while it runs is left to it."""
+    import logging
+    import threading
+
+    from referee.mail import outbox
+
+    if not sweeping.acquire(blocking=False):
+        return
+
+    def run():
+        try:
+            outbox.sweep_all(service)
+        except Exception:  # logged; the next start sweeps again
+            logging.getLogger("referee.worker").exception("after the queue's outage: the notices' sweep")
+        finally:
+            sweeping.release()
+
+    threading.Thread(target=run, name="after-an-outage", daemon=True).start()
+
+
 def cmd_serve(args) -> int:
     import os
     import shutil
@@ -172,14 +198,15 @@ def cmd_serve(args) -> int:
 def cmd_worker(args) -> int:
     import logging
     import os
+    import threading
     import time
 
     import redis
-    from rq import Queue, SimpleWorker
 
     from referee import logs
     from referee.queue import QUEUE_NAMES
     from referee.system import build as build_service
+    from workers import outages
 
     logs.configure()
     log = logging.getLogger("referee.worker")
@@ -190,12 +217,16 @@ def cmd_worker(args) -> int:
         return 2
     # The jobs build their own service from the environment: hand them ours.
     os.environ["REFEREE_STORE"], os.environ["REFEREE_QUEUE"] = config.store, config.queue
-    pause = 0.5
+    pause = outages.FIRST_PAUSE
+    down_since = None
     sender = None
+    sweeping = threading.Lock()  # the notices' sweep after an outage, one at a time
     while True:
         # Redis may go away (a restart, a failover) and come back: the worker waits
         # and starts again instead of dying, so jobs resume by themselves. A job cut
-        # short is retried (RQ's Retry), and every job is idempotent.
+        # short is retried (RQ's Retry), and every job is idempotent. Each start
+        # sweeps the settling games: the steps the API could not queue while the
+        # queue was down are queued then (workers/outages.py).
         try:
             service = build_service(config)
             swept = service.sweep()
@@ -213,7 +244,11 @@ def cmd_worker(args) -> int:
                 else:
                     _start_catch_ups(service)
                 sender = True
-            pause = 0.5  # reached again: the next outage starts its backoff afresh
+            pause = outages.FIRST_PAUSE  # reached again: the next outage starts afresh
+            if down_since is not None:
+                log.warning("the queue's Redis is back after %.1f s", time.monotonic() - down_since)
+                down_since = None
+                _after_an_outage(service, sweeping)
             if swept:
                 print(f"referee worker: {swept} game(s) left settling were queued again", file=sys.stderr)
             conn = redis.Redis.from_url(config.queue)
@@ -224,8 +259,10 @@ def cmd_worker(args) -> int:
             # the next worker's sweep (above) or the next read queues it again.
             # Live play's queue first, the sweep's after it: RQ takes the next job of
             # the first queue that has one (referee/queue.py).
-            worker = SimpleWorker([Queue(name, connection=conn) for name in QUEUE_NAMES], connection=conn)
+            worker = outages.RefereeWorker(outages.queues(QUEUE_NAMES, conn), connection=conn)
             worker.work(burst=args.burst, with_scheduler=True, logging_level="WARNING")
+            if worker.queue_lost:
+                raise redis.ConnectionError("the queue's Redis went away under the worker")
             if args.burst and service.transparency is not None:
                 # the jobs' own service noted their appends: its notes out, then integrated
                 from workers import jobs
@@ -238,9 +275,12 @@ def cmd_worker(args) -> int:
             if args.burst:
                 print(f"referee worker: Redis cannot be reached: {err}", file=sys.stderr)
                 return 1
-            log.warning("Redis cannot be reached (%s); trying again in %.1f s", err, pause)
+            if down_since is None:  # once an outage, not at every try
+                down_since = time.monotonic()
+                log.warning("Redis cannot be reached (%s); trying again every %.1f s at most",
+                            err, outages.RETRY_PAUSE)
             time.sleep(pause)
-            pause = min(pause * 2, 10.0)
+            pause = min(pause * 2, outages.RETRY_PAUSE)
 
 
 def cmd_mail_gateway(args) -> int:

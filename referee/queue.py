@@ -20,15 +20,36 @@ wait behind the games being played instead of in front of them.
 
 from __future__ import annotations
 
+import logging
 import secrets
+import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from referee import logs
 
+log = logging.getLogger("referee.queue")
+
 QUEUE_NAME = "referee"  # live play
 SWEEP_QUEUE_NAME = "referee-sweep"  # start-up sweeps: after live play
 QUEUE_NAMES = (QUEUE_NAME, SWEEP_QUEUE_NAME)  # the order `referee worker` takes them in
+
+# The queue's Redis may be down or silent while the store is fine: play goes on.
+# A job is queued after its step is written and only names its game, so a job
+# that could not be queued is re-derived from the store (a worker's sweep of the
+# settling games when it reaches the queue again, a reader's kick): an enqueue
+# waits at most DOWN_TIMEOUT seconds, and after a failure none is tried for
+# DOWN_PAUSE seconds, so that no request waits on a Redis known to be down.
+# The process also keeps the jobs it could not queue (at most LEFT_MAX; the
+# sweep finds the others) and queues them again, LEFT_AT_ONCE at a time, after
+# its next enqueue that succeeds: a worker that never lost its connection (the
+# queue's Redis silent for a moment, or out of this process's reach alone)
+# sweeps nothing.
+DOWN_TIMEOUT = 0.5
+DOWN_PAUSE = 1.0
+LEFT_MAX = 10000
+LEFT_AT_ONCE = 100
 
 
 @dataclass(frozen=True)
@@ -97,15 +118,58 @@ class RQQueue(_Kinds):
         from rq import Queue
 
         self.url = url  # the rate limits count here when the store is no plain Redis
-        self.redis = redis.Redis.from_url(url)
+        self.redis = redis.Redis.from_url(url, socket_connect_timeout=DOWN_TIMEOUT,
+                                          socket_timeout=DOWN_TIMEOUT)
         self.rq = Queue(QUEUE_NAME, connection=self.redis)
         self.sweep_rq = Queue(SWEEP_QUEUE_NAME, connection=self.redis)
+        self._down = (redis.ConnectionError, redis.TimeoutError)
+        self._paused_until = 0.0
+        self._left: dict[tuple, tuple] = {}  # (what, game) -> the call that failed and its arguments
+        self._left_lock = threading.Lock()
 
     def bind(self, service) -> None:
         self.service = service
 
+    def _reach(self, what: str, game_id: str, call, *args) -> None:
+        """``call(*args)`` unless the queue's Redis failed in the last DOWN_PAUSE
+        seconds; a job not queued is kept to be queued again, and left to the
+        sweep (the module's note)."""
+        if time.monotonic() < self._paused_until or not self._try(what, game_id, call, args):
+            with self._left_lock:
+                if len(self._left) < LEFT_MAX:
+                    self._left[(what, game_id)] = (call, args)
+            return
+        if self._left:
+            self._again()
+
+    def _try(self, what: str, game_id: str, call, args: tuple) -> bool:
+        try:
+            call(*args)
+            return True
+        except self._down as err:
+            self._paused_until = time.monotonic() + DOWN_PAUSE
+            log.warning("queue unreachable, %s of game %s left to the sweep: %s", what, game_id, err)
+            return False
+
+    def _again(self) -> None:
+        """Queue again some of the jobs that could not be queued (the module's note)."""
+        with self._left_lock:
+            some = [(key, self._left.pop(key)) for key in list(self._left)[:LEFT_AT_ONCE]]
+        for n, ((what, game_id), (call, args)) in enumerate(some):
+            if not self._try(what, game_id, call, args):
+                with self._left_lock:  # down again: kept for the next time
+                    for key, value in some[n:]:
+                        self._left.setdefault(key, value)
+                return
+
     def enqueue_settle(self, game_id: str, seq: int, kick: bool = False, force: bool = False,
                        sweep: bool = False) -> None:
+        if force:  # a worker's sweep: a queue still down fails it, and the worker tries again
+            self._enqueue_settle(game_id, seq, kick, force, sweep)
+        else:
+            self._reach("settle", game_id, self._enqueue_settle, game_id, seq, kick, force, sweep)
+
+    def _enqueue_settle(self, game_id: str, seq: int, kick: bool, force: bool, sweep: bool) -> None:
         """Queue the game's referee step. ``kick``: a reader found the game settling;
         queue a fresh job unless one is still waiting (a "started" one may belong to
         a worker that was killed: a duplicate is harmless, a lost step is not).
@@ -136,9 +200,11 @@ class RQQueue(_Kinds):
                         retry=Retry(max=5, interval=[1, 2, 5, 10, 30]),
                         description=f"settle game {game_id}", result_ttl=600, failure_ttl=86400)
 
-
     def enqueue(self, kind: str, game_id: str) -> None:
         """Queue a reaction's job of ``kind`` for ``referee worker``."""
+        self._reach(kind, game_id, self._enqueue, kind, game_id)
+
+    def _enqueue(self, kind: str, game_id: str) -> None:
         from rq import Retry
 
         k = self.kind(kind)
