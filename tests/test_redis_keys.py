@@ -152,8 +152,15 @@ def test_wait_replicas_acknowledges_a_move_only_once_a_replica_has_it(tmp_path, 
         assert service.store.version(gid) > before, "the move was written"
         stored = client.get(f"/v1/games/{gid}/events", query_string={"after": before}).json["events"]
         assert stored and stored[0]["seq"] == before + 1
-        learnt = again()  # the same request: it stands
+        # the same request again, still with no replica: its recorded 201 is not given
+        # either (a failover now would lose the move it tells of)
+        still = again()
+        assert still.status_code == 503 and still.json["code"] == "not-replicated"
+        assert service.store.version(gid) == before + 1, "nothing written twice"
+        replica = Replica(master, tmp_path)  # a replica again: it copies the log
+        learnt = again()  # the same request: it stands, and a replica has it
         assert learnt.status_code == 201 and learnt.json["events"][0]["seq"] == before + 1
+        assert redis.Redis(port=replica.port).llen(f"{{g:{gid}}}:log") == before + 1
     finally:
         if replica is not None and replica.proc.poll() is None:
             replica.stop()

@@ -68,7 +68,7 @@ class Moves:
                     # for it here and then gets its answer.
                     earlier = self.store.answer(game_id, idem[0])
                     if earlier is not None:
-                        return self._replayed(earlier, idem[1])
+                        return self._replayed(earlier, idem[1], game_id)
                 table = self.load(game_id, rec)
                 try:
                     if expected is not None and expected != table.seq:
@@ -87,7 +87,7 @@ class Moves:
                     if idem is not None:
                         earlier = self.store.answer(game_id, idem[0])
                         if earlier is not None:
-                            return self._replayed(earlier, idem[1])
+                            return self._replayed(earlier, idem[1], game_id)
                     raise
                 # signed before the append, so that a retry's stored answer is this one
                 # to the byte; shown only once the append has landed
@@ -117,7 +117,7 @@ class Moves:
                     continue
                 except DuplicateRequest as dup:
                     self.forget(game_id)
-                    return self._replayed(dup.answer, idem[1])
+                    return self._replayed(dup.answer, idem[1], game_id)
                 table.commit(fork)
                 self._moved_on(rec, fork)
             metrics.labelled(metrics.moves, table.engine.name).inc(len(moves))
@@ -132,9 +132,12 @@ class Moves:
             return answer
         raise VersionConflict("the game is too busy; try again", current_version=table.seq)
 
-    def _replayed(self, stored: dict, fingerprint: str) -> dict:
+    def _replayed(self, stored: dict, fingerprint: str, game_id: str | None = None) -> dict:
         if stored["fingerprint"] != fingerprint:
             raise IdempotencyMismatch("this Idempotency-Key was used for a different request")
+        # the recorded 201 only for a move the replicas asked for have (a failover keeps it)
+        if game_id is not None and not self.store.confirm_replicated(game_id):
+            raise NotReplicated("fewer replicas than REFEREE_WAIT_REPLICAS confirmed the move in time")
         return stored["answer"]
 
     def _moves_from(self, game_id: str, body) -> tuple[list[dict], int | None]:

@@ -173,6 +173,13 @@ class Store:
         """The recorded answer for an idempotency key, if any."""
         ...
 
+    def confirm_replicated(self, game_id: str) -> bool:
+        """Whether as many replicas as asked (``REFEREE_WAIT_REPLICAS``) have all
+        of the game's writes so far: asked before a recorded answer is given again,
+        so that a retry is answered 201 only for a move a failover keeps. True
+        where nothing is replicated (SQLite, or no replicas asked for)."""
+        return True
+
     def snapshot(self, game_id: str) -> Snapshot | None:
         return None
 

@@ -341,6 +341,35 @@ class RedisStore(Store):
         got = self.r.get(_k(game_id, "answer:" + key))
         return json.loads(got) if got else None
 
+    def confirm_replicated(self, game_id: str) -> bool:
+        # A write of the game's node's own, then WAIT on that connection: a replica
+        # that has this write has every earlier one of that node (replication is one
+        # ordered stream), the recorded move among them. The key is the game's,
+        # small, and expires.
+        if not self.wait_replicas:
+            return True
+        commands = [("SET", _k(game_id, "replicated"), "1", "PX", "60000"),
+                    ("WAIT", self.wait_replicas, self.wait_ms)]
+        if hasattr(self.r, "get_node_from_key"):  # a cluster: WAIT must go to the game's node
+            conn_of = self.r.get_redis_connection(self.r.get_node_from_key(_k(game_id, "replicated")))
+        else:
+            conn_of = self.r
+        pool = conn_of.connection_pool
+        conn = pool.get_connection()
+        try:
+            conn.send_packed_command(conn.pack_commands(commands))
+            replies = [conn.read_response() for _ in commands]
+        except BaseException:
+            conn.disconnect()
+            raise
+        finally:
+            pool.release(conn)
+        confirmed = int(replies[1])
+        if confirmed < self.wait_replicas:
+            log.warning("%s of %s replicas confirmed a retried move within %s ms", confirmed, self.wait_replicas,
+                        self.wait_ms)
+        return confirmed >= self.wait_replicas
+
     def snapshot(self, game_id: str) -> Snapshot | None:
         seq, code, blob = self.r.hmget(_k(game_id, "snap"), "seq", "code", "blob")
         if seq is None:
