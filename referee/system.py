@@ -19,7 +19,10 @@ wired here, never named by the service:
 * the calendar (referee/calendar): the players' settings, handed to the service
   for the players' own record, and which notices each seat's player wants (the
   outbox's sweep asks); a game's start writes its players' weekends into its log,
-  and its end counts its players' moves and timeouts for their profiles;
+  and its end counts its players' moves and timeouts for their profiles; the
+  players' vacations: the keeper looks at their starts each round, the tick asks
+  them before a timeout (auto vacation), a game's start pauses a seat whose
+  player is away;
 * the transparency log (referee/transparency): every append noted for the
   sequencer, which integrates the events as leaves of one Merkle tree kept in
   the store and signs its checkpoints with the receipt key ring's current key
@@ -47,6 +50,8 @@ from referee import bots, entries, standalone, timeouts
 from referee.calendar import punctuality, weeks
 from referee.calendar.keeping import open_calendar
 from referee.calendar.organiser import Calendar
+from referee.calendar.pausing import Vacations
+from referee.calendar.vacation_store import open_vacations
 from referee.config import Config
 from referee.disputes.acting import Disputes
 from referee.leagues import inviting
@@ -101,6 +106,11 @@ def assemble(store: Store, queue=None, players: bool = True, **options) -> GameS
     service.player_settings, service.wants_notice = calendar, calendar.wants_notice
     service.followers.subscribe("calendar", weeks.follow(service, calendar.store))
     service.followers.subscribe("punctuality", punctuality.follow(service, calendar.store))
+    # vacations: bookings paused into the games, the keeper's look at their starts, and
+    # a deadline about to pass asked about first (auto vacation)
+    calendar.vacations = away = Vacations(service, open_vacations(store), calendar.store)
+    service.before_timeout, service.keeper_rounds = [away.before_timeout], [away.round]
+    service.followers.subscribe("vacations", away.follow())
     service.disputes = Disputes(service)
     service.followers.subscribe("notices", outbox.follow(service))
     service.followers.subscribe("leagues", leagues.follow(service))
