@@ -54,9 +54,9 @@ log = logging.getLogger("referee.timeouts")
 def tick(service, game_id: str, now: str | None = None) -> dict:
     """Fire what is due in ``game_id`` at ``now`` (UTC, as events write it; the
     wall clock when None). Returns ``{"reminders": [notice ids], "timeout": seat
-    or None, "resumed": [seats]}``."""
+    or None}``, and ``"resumed": [seats]`` when vacations ended."""
     now = now or utcnow()
-    fired: dict = {"reminders": [], "timeout": None, "resumed": []}
+    fired: dict = {"reminders": [], "timeout": None}
     # each pass writes at most one event (a seat's clock resumed or paused, which
     # moves its deadline), then reads the game again; a timeout ends the tick
     for _ in range(MOST_PASSES):
@@ -71,7 +71,7 @@ def tick(service, game_id: str, now: str | None = None) -> dict:
             if not _write(service, game_id, rec, "resume a seat's clock", lambda table, at, key, payload=payload: (
                     vacations.propose_resume(table, payload, max(at, now), key))):
                 return fired
-            fired["resumed"].append(back["seat"])
+            fired.setdefault("resumed", []).append(back["seat"])
             continue
         late = [t for t in timers if t["kind"] == clock.DEADLINE and t["at"] <= now]
         if late and any(ask(game_id, table, late[0]["seat"], late[0]["at"], now)

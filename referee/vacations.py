@@ -38,6 +38,14 @@ class NotPausable(RefereeError):
     code, status = "no-pause-due", 409
 
 
+def draws_days(clock: dict) -> bool:
+    """Whether a clock's timeouts may draw days of auto vacation: one of play by post,
+    whose time a move (or bank, at its fullest) is a day or more. A live game's
+    minutes are no place for a day's pause."""
+    most = clock["max_seconds"] if clock.get("kind") == clockmod.BANK else clock["move_seconds"]
+    return most >= AUTO_DAY.total_seconds() and clock["on_timeout"] != "remind"
+
+
 def _at(value, field: str):
     try:
         return clockmod.parse_at(value)
@@ -72,8 +80,10 @@ def check_pause(table, payload, at: str) -> dict:
         # a day drawn where a deadline passes: the seat is to act, its deadline is
         # ``from``, and it has passed by the time the pause is written
         deadline = clockmod.seat_deadline(table, seat) if seat in table.to_act() else None
-        if table.paused or clockmod.timed_out(table, seat) or deadline != payload["from"] or end - start != AUTO_DAY:
-            raise NotPausable("an auto vacation starts at the seat's deadline and lasts a day")
+        if (table.paused or clockmod.timed_out(table, seat) or deadline != payload["from"]
+                or end - start != AUTO_DAY or not draws_days(table.clock)):
+            raise NotPausable("an auto vacation starts at the seat's deadline and lasts a day, under a clock "
+                              "of a day or more a move whose timeout costs the seat something")
     return {"seat": seat, "reason": reason, "from": payload["from"], "until": payload["until"]}
 
 

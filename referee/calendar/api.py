@@ -22,9 +22,10 @@ class CalendarUrl(Schema):
 
 
 class VacationAsked(Strict):
-    from_ = fields.Raw(data_key="from", required=True, metadata={
+    # (checked by the booking itself, after the token: a 400 names the field)
+    from_ = fields.Raw(data_key="from", load_default=None, metadata={
         "type": "string", "format": "date", "description": "the first day away (UTC date, YYYY-MM-DD)"})
-    to = fields.Raw(required=True, metadata={
+    to = fields.Raw(load_default=None, metadata={
         "type": "string", "format": "date", "description": "the last day away (UTC date, included)"})
 
 

@@ -148,9 +148,10 @@ class Vacations:
             return False
         if self.sync_seat(game_id, seat, player_id, now):
             return True
-        rule = table.clock["on_timeout"]
-        if rule == "remind" or not complete(self.calendar_store.settings(player_id))["auto_vacation"]:
-            return False  # (a reminder's timeout costs nothing: no day is spent on it)
+        # a reminder's timeout costs nothing, and a live game's minutes are no place for
+        # a day's pause: no day is spent on either (vacations.draws_days)
+        if not vacations.draws_days(table.clock) or not complete(self.calendar_store.settings(player_id))["auto_vacation"]:
+            return False
         most = table.clock.get("vacation_days")
         if most is not None and table.drawn.get(seat, 0) >= most:
             return False  # the game's (its league's) days of auto vacation are drawn
