@@ -37,6 +37,10 @@ def _pauses(client, gid, token):
             if e["type"] in ("clock-paused", "clock-resumed")]
 
 
+def _book(client, who, first, last):
+    return client.post("/v1/players/me/vacation", json={"from": first, "to": last}, headers=auth(who["token"]))
+
+
 def _audit(client, gid, token):
     bundle = client.get(f"/v1/games/{gid}/export", headers=auth(token))
     assert bundle.status_code == 200, bundle.json
@@ -188,3 +192,21 @@ def test_the_audit_catches_a_pause_edited_so_a_timeout_comes_early(client, servi
         report = client.post("/v1/audit", data=reseal(forged), content_type="application/x-ndjson").json
         assert not report["valid"] and report["first_error"] == {**report["first_error"], "seq": paused["seq"],
                                                                   "code": "bad-pause"}, (edit, report)
+
+
+def test_the_worked_example_of_the_docs_a_vacation_over_a_weekend_off(client, service):
+    """docs/clock.md, "Vacations": Ann's weekends off in Berlin, a day a move, to act
+    from Thursday 10:00 UTC, away from Friday to Monday: her deadline is Tuesday 10:00."""
+    ann, bob = register(client, name="Ann"), register(client, name="Bob")
+    client.patch("/v1/players/me", json={"timezone": "Europe/Berlin", "weekends_off": True, "auto_vacation": False},
+                 headers=auth(ann["token"]))
+    with freeze_time("2026-06-04T10:00:00Z"):
+        gid = new_game(client, [{"player": ann["id"]}, {"player": bob["id"]}], options={"clock": DAY, "seed": 3})["id"]
+        if client.get(f"/v1/games/{gid}").json["to_act"] != [0]:  # Bob first: he moves at once
+            move = client.get(f"/v1/games/{gid}/legal", headers=auth(bob["token"])).json["moves"][0]
+            assert client.post(f"/v1/games/{gid}/moves", json={"move": move},
+                               headers=auth(bob["token"])).status_code == 201
+        assert _book(client, ann, "2026-06-05", "2026-06-08").status_code == 200
+    with freeze_time("2026-06-05T00:00:00Z"):
+        assert service.player_settings.vacations.round() == 1
+        assert _deadline(client, gid, 0) == "2026-06-09T10:00:00.000000Z"
