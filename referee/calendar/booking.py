@@ -17,13 +17,12 @@ takes four days of one year's allowance and three of the next.
 
 from __future__ import annotations
 
-import os
 from datetime import UTC, date, datetime, time, timedelta
 
+from referee import config
 from referee.clock import format_at, parse_at
 from referee.games.base import MalformedMove, RefereeError
 
-DEFAULT_DAYS = 21
 # How far ahead a vacation may be booked: its last day at most a year after today,
 # so a booking never reaches a year whose allowance is not yet known.
 AHEAD = timedelta(days=365)
@@ -37,9 +36,8 @@ class VacationRefused(RefereeError):
 
 
 def allowance() -> int:
-    """Vacation days a player has each calendar year (``REFEREE_VACATION_DAYS``)."""
-    given = os.environ.get("REFEREE_VACATION_DAYS", "")
-    return int(given) if given.strip().isdigit() else DEFAULT_DAYS
+    """Vacation days a player has each calendar year: the site's setting."""
+    return config.vacation_days()
 
 
 def parse_date(value, field: str) -> date:
