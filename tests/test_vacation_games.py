@@ -121,6 +121,10 @@ def test_auto_vacation_draws_a_day_at_a_time_then_the_seat_times_out(client, ser
         assert client.get("/v1/players/me", headers=auth(away["token"])).json["vacation_days_left"] == 0
     got = _tick(service, gid, "2026-06-04T10:00:00.000000Z")
     assert got["resumed"] == [seat] and got["timeout"] == seat  # the allowance spent
+    lines = [line["text"] for line in client.get(f"/v1/games/{gid}/log").json["lines"]]
+    name = ["Ann", "Bob"][seat]
+    assert f"{name} draws a day of vacation: their clock stops until Wednesday 3 June 2026, 10:00 UTC" in lines
+    assert f"{name}'s clock runs again" in lines
     audited = _audit(client, gid, other["token"])
     assert audited["valid"], audited
 
