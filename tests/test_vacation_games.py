@@ -92,9 +92,10 @@ def test_the_other_seats_clock_runs_as_usual_and_a_bank_is_kept(client, service)
         move = client.get(f"/v1/games/{gid}/legal", headers=auth(away["token"])).json["moves"][0]
         assert client.post(f"/v1/games/{gid}/moves", json={"move": move}, headers=auth(away["token"])).status_code == 201
         s = client.get(f"/v1/games/{gid}").json
-        if s["to_act"] == [1 - seat]:  # the other's time runs from the move, not paused
-            assert _deadline(client, gid, 1 - seat) == "2026-06-01T13:00:00.000000Z"
-            assert {"seat": seat, "seconds": 7200.0} in s["banks"]  # the pause kept the bank
+        assert s["to_act"] == [1 - seat]  # (seed 3: the turn passes)
+        # the other's time runs from the move, not paused; the pause kept the away seat's bank
+        assert _deadline(client, gid, 1 - seat) == "2026-06-01T13:00:00.000000Z"
+        assert {"seat": seat, "seconds": 7200.0} in s["banks"]
 
 
 def test_auto_vacation_draws_a_day_at_a_time_then_the_seat_times_out(client, service, monkeypatch):
