@@ -215,3 +215,33 @@ def test_the_worked_example_of_the_docs_a_vacation_over_a_weekend_off(client, se
     with freeze_time("2026-06-05T00:00:00Z"):
         assert service.player_settings.vacations.round() == 1
         assert _deadline(client, gid, 0) == "2026-06-09T10:00:00.000000Z"
+
+
+def test_a_vacation_under_way_is_shortened_and_its_pauses_end_sooner(client, service):
+    with freeze_time("2026-06-01T10:00:00Z"):
+        gid, seat, away, other = _game(client)
+        for who in (away, other):
+            client.patch("/v1/players/me", json={"auto_vacation": False}, headers=auth(who["token"]))
+        assert _book(client, away, "2026-06-01", "2026-06-05").json["vacation_days_left"] == 16
+        assert _book(client, away, "2026-07-01", "2026-07-10").json["vacation_days_left"] == 6
+    with freeze_time("2026-06-02T08:00:00Z"):
+        r = client.delete("/v1/players/me/vacation?to=2026-06-03", headers=auth(away["token"]))
+        assert r.status_code == 200, r.json
+        assert r.json["vacation_days_left"] == 8 and r.json["vacations"][0] == {"from": "2026-06-01", "to": "2026-06-03"}
+        assert _pauses(client, gid, other["token"])[-1] == ("clock-paused", {
+            "seat": seat, "reason": "vacation", "from": "2026-06-01T10:00:00.000000Z",
+            "until": "2026-06-04T00:00:00.000000Z"})
+        assert client.get(f"/v1/players/{away['id']}").json["on_vacation_until"] == "2026-06-03"
+        # the one to come is shortened too, its pause not yet written
+        assert client.delete("/v1/players/me/vacation?to=2026-07-02",
+                             headers=auth(away["token"])).json["vacation_days_left"] == 16
+        for to, rule in (("2026-06-01", "vacation-in-the-past"), ("2026-06-20", "vacation-not-shortened"),
+                         ("2026-07-02", "vacation-not-shortened")):
+            r = client.delete(f"/v1/players/me/vacation?to={to}", headers=auth(away["token"]))
+            assert r.status_code == 409 and r.json["rule"] == rule, (to, r.json)
+        assert client.delete("/v1/players/me/vacation?to=June", headers=auth(away["token"])).json["field"] == "to"
+    assert _tick(service, gid, "2026-06-04T00:00:00.000000Z")["resumed"] == [seat]
+    assert _deadline(client, gid, seat) == "2026-06-05T00:00:00.000000Z"  # a whole day from the resume
+    assert _tick(service, gid, "2026-06-05T00:00:00.000000Z")["timeout"] == seat
+    audited = _audit(client, gid, other["token"])
+    assert audited["valid"], audited

@@ -29,6 +29,12 @@ class VacationAsked(Strict):
         "type": "string", "format": "date", "description": "the last day away (UTC date, included)"})
 
 
+class VacationShortened(Strict):
+    to = fields.Raw(load_default=None, metadata={
+        "type": "string", "format": "date",
+        "description": "shorten instead of cancel: the booking that holds this day ends on it"})
+
+
 class VacationDays(Schema):
     from_ = fields.String(data_key="from", attribute="from")
     to = fields.String()
@@ -91,16 +97,19 @@ def book(args):
 
 
 @blp.route("/players/me/vacation", methods=["DELETE"])
+@blp.arguments(VacationShortened, location="query")
 @blp.response(200, Vacation)
 @blp.doc(operationId="cancelVacation", security=TOKEN)
-@refusals(blp, 401)
+@refusals(blp, 400, 401, 409)
 @timed("vacation")
-def cancel():
+def cancel(args):
     """Cancel the caller's vacations not yet over (player token): one not begun gives back all
     its days, one under way ends now (its clocks run again at once) and gives back the days
-    not yet begun."""
+    not yet begun. With `?to=DATE`, shorten instead: the booking that holds that day ends on
+    it, the days after it given back (409 `vacation-refused`, rule `vacation-not-shortened`,
+    when no booking runs past it; `vacation-in-the-past` for a day before today)."""
     player = accounts.authenticate(service(), bearer())
-    return _vacations().cancel(player["id"])
+    return _vacations().cancel(player["id"], last=args.get("to"))
 
 
 def _vacations():

@@ -124,6 +124,22 @@ def cancel(record: dict, now: str) -> tuple[dict, list[dict]]:
     return {**record, "bookings": kept}, cut
 
 
+def shorten(record: dict, last: date, now: str) -> tuple[dict, dict]:
+    """The record with the booking that holds ``last`` (under way or to come, not
+    cut) ending on it instead: the days after it given back. ``last`` is today or
+    later."""
+    today = parse_at(now).date()
+    if last < today:
+        raise VacationRefused("vacation-in-the-past", f"a vacation can end today ({today}) at the earliest")
+    record = pruned(record, today)
+    for i, b in enumerate(record["bookings"]):
+        if not b.get("cut") and end_of(b) > now and b["from"] <= last.isoformat() < b["to"]:
+            changed = {**b, "to": last.isoformat()}
+            return {**record, "bookings": [*record["bookings"][:i], changed, *record["bookings"][i + 1:]]}, changed
+    raise VacationRefused("vacation-not-shortened", f"no vacation booked runs past {last} from that day or "
+                          "before it: nothing to shorten")
+
+
 def draw(record: dict, key: str, year: int, allowed: int) -> tuple[dict, bool]:
     """One day drawn for auto vacation under ``key`` (once: a key drawn already is
     drawn), or False when the year's allowance is spent."""

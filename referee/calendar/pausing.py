@@ -68,8 +68,17 @@ class Vacations:
             self.sync_games(player_id, now)
         return {**self.shown(player_id, now), "booked": {"from": made["from"], "to": made["to"]}}
 
-    def cancel(self, player_id: str, now: str | None = None) -> dict:
+    def cancel(self, player_id: str, now: str | None = None, last=None) -> dict:
+        """Cancel what is not yet over, or with ``last`` (a date) shorten the
+        booking that holds it to end on it: its pauses then end the day after."""
         now = now or utcnow()
+        if last is not None:
+            day = booking.parse_date(last, "to")
+            made = self.store.change(player_id, lambda rec: booking.shorten(rec, day, now),
+                                     timer=lambda rec: booking.next_start(rec, now) or _under_way(rec, now))
+            if made["start"] <= now:  # under way: each pause's end is moved
+                self.sync_games(player_id, now)
+            return self.shown(player_id, now)
         cut = self.store.change(player_id, lambda rec: booking.cancel(rec, now),
                                 timer=lambda rec: booking.next_start(rec, now))
         if cut:
