@@ -6,10 +6,11 @@ all of it (and catches a pause edited with its chain sealed again)."""
 
 from __future__ import annotations
 
+import json
+
 from freezegun import freeze_time
 
 from referee import timeouts
-from tests.helpers import canonical_lines
 from tests.playertools import auth, new_game, register
 from tests.test_audit import reseal
 
@@ -21,6 +22,10 @@ def _game(client, clock=DAY):
     gid = new_game(client, [{"player": ann["id"]}, {"player": bob["id"]}], options={"clock": clock, "seed": 3})["id"]
     seat = client.get(f"/v1/games/{gid}").json["to_act"][0]
     return gid, seat, [ann, bob][seat], [ann, bob][1 - seat]
+
+
+def canonical_lines(text) -> list[dict]:
+    return [json.loads(line) for line in text.splitlines() if line]
 
 
 def _tick(service, gid, now):
