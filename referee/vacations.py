@@ -76,6 +76,8 @@ def check_pause(table, payload, at: str) -> dict:
         raise NotPausable(f"seat {seat} drew the {most} days of auto vacation this game allows")
     if reason == VACATION and (end.hour, end.minute, end.second, end.microsecond) != (0, 0, 0, 0):
         raise NotPausable("a vacation ends at 00:00 UTC")
+    if reason == VACATION and deadline_first(table, seat, payload["from"]):
+        raise NotPausable(f"seat {seat}'s deadline passed before its vacation began: its timeout comes first")
     if reason == AUTO:
         # a day drawn where a deadline passes: the seat is to act, its deadline is
         # ``from``, and it has passed by the time the pause is written
@@ -85,6 +87,16 @@ def check_pause(table, payload, at: str) -> dict:
             raise NotPausable("an auto vacation starts at the seat's deadline and lasts a day, under a clock "
                               "of a day or more a move whose timeout costs the seat something")
     return {"seat": seat, "reason": reason, "from": payload["from"], "until": payload["until"]}
+
+
+def deadline_first(table, seat: int, start: str) -> bool:
+    """Whether the seat's deadline passed at or before ``start`` and its timeout has
+    not yet come: a vacation beginning then (written late) cannot save it."""
+    if table.paused or table.held or table.due() is not None or seat not in table.to_act():
+        return False
+    if seat not in table.since or clockmod.timed_out(table, seat) or seat in table.away:
+        return False
+    return clockmod.seat_deadline(table, seat) <= start
 
 
 def check_resume(table, payload, at: str) -> dict:

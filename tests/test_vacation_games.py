@@ -250,3 +250,30 @@ def test_a_vacation_under_way_is_shortened_and_its_pauses_end_sooner(client, ser
     assert _tick(service, gid, "2026-06-05T00:00:00.000000Z")["timeout"] == seat
     audited = _audit(client, gid, other["token"])
     assert audited["valid"], audited
+
+
+def test_a_deadline_that_passed_before_the_vacation_began_times_out_first(client, service):
+    """The keeper down from before a deadline until after a vacation began: the
+    vacation cannot save a deadline that passed before it, so the timeout comes
+    first (the vacation's look waits for it), and the log audits."""
+    vacations = service.player_settings.vacations
+    with freeze_time("2026-06-01T10:00:00Z"):
+        gid, seat, away, other = _game(client, {"move_seconds": 86400})  # remind: the game goes on
+        client.patch("/v1/players/me", json={"auto_vacation": False}, headers=auth(away["token"]))
+        assert _book(client, away, "2026-06-03", "2026-06-04").status_code == 200
+    with freeze_time("2026-06-03T01:00:00Z"):
+        assert vacations.round() == 1
+        assert _pauses(client, gid, other["token"]) == []  # the deadline of the 2nd first
+        assert vacations.store.due("2026-06-03T01:00:00.000000Z") == [away["id"]]
+    assert _tick(service, gid, "2026-06-03T01:00:00.000000Z")["timeout"] == seat
+    with freeze_time("2026-06-03T01:00:01Z"):
+        assert vacations.round() == 1
+        assert vacations.store.due("2026-06-03T01:00:01.000000Z") == []
+    assert _pauses(client, gid, other["token"]) == [("clock-paused", {
+        "seat": seat, "reason": "vacation", "from": "2026-06-03T00:00:00.000000Z",
+        "until": "2026-06-05T00:00:00.000000Z"})]
+    with freeze_time("2026-06-03T02:00:00Z"):
+        assert client.post(f"/v1/games/{gid}/moves", json={"move": {"type": "resign"}},
+                           headers=auth(other["token"])).status_code == 201
+    audited = _audit(client, gid, other["token"])
+    assert audited["valid"], audited

@@ -93,15 +93,19 @@ class Vacations:
 
     # ---- the games' logs -----------------------------------------------------------
 
-    def sync_games(self, player_id: str, now: str) -> int:
-        written = 0
+    def sync_games(self, player_id: str, now: str) -> bool:
+        """Every game of the player's as their bookings say; False when one must
+        wait (a deadline that passed before the vacation began times out first)."""
+        done = True
         for game_id, seat in players_of(self.service).seats(player_id).items():
-            written += self.sync_seat(game_id, seat, player_id, now)
-        return written
+            done = self.sync_seat(game_id, seat, player_id, now) is not None and done
+        return done
 
-    def sync_seat(self, game_id: str, seat: int, player_id: str, now: str) -> bool:
+    def sync_seat(self, game_id: str, seat: int, player_id: str, now: str) -> bool | None:
         """Make the seat's pause in the game's log what the player's bookings say at
-        ``now``: paused for the booking under way, resumed from one cancelled."""
+        ``now``: paused for the booking under way, resumed from one cancelled. True
+        when an event was written; None when the seat's deadline passed before the
+        vacation began and its timeout (the game's tick) must come first."""
         under_way = booking.current(self.store.record(player_id), now)
         for _ in range(TRIES):
             rec = self.service.record(game_id)
@@ -115,6 +119,8 @@ class Vacations:
                     return False
                 if table.clock.get("vacation_days") == 0:
                     return False  # (a league's) games whose clocks stop for no vacation
+                if vacations.deadline_first(table, seat, under_way["start"]):
+                    return None
                 payload, propose = ({"seat": seat, "reason": vacations.VACATION, "from": under_way["start"],
                                      "until": until}, vacations.propose_pause)
             elif away is not None and away["reason"] == vacations.VACATION and now < away["until"]:
@@ -141,7 +147,8 @@ class Vacations:
         due = self.store.due(now)
         for player_id in due:
             try:
-                self.sync_games(player_id, now)
+                if not self.sync_games(player_id, now):
+                    continue  # a timeout first: looked at again next round
                 self.store.change(player_id, lambda rec: (rec, None), timer=lambda rec: booking.next_start(rec, now))
             except Exception:  # one player's trouble never holds up the others'
                 log.warning("vacation start of player %s failed", player_id, exc_info=True)
