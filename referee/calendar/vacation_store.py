@@ -4,7 +4,8 @@ Redis slot (``{p:ID}:vacation``), and the index of the moments a booking's pause
 starts (the keeper's, beside the games' deadline index).
 
 Every change is one compare-and-set on the whole record: a SQLite transaction
-begun at once, or a Redis WATCH on the player's key, so two bookings made at the
+begun at once, or a Redis script that swaps the player's key only if it still holds
+what was read (a Redis Cluster runs it on the player's node), so two bookings made at the
 same moment, in any processes, never overdraw the allowance: the second reads
 what the first wrote, or is tried again.
 """
@@ -12,8 +13,6 @@ what the first wrote, or is tried again.
 from __future__ import annotations
 
 import json
-
-import redis as redislib
 
 from referee.clock import parse_at
 from referee.store.sqlite import SideTables
@@ -83,9 +82,20 @@ def _score(at: str) -> float:
     return parse_at(at).timestamp()  # the games' deadline index's own scale
 
 
+# KEYS: the player's record. ARGV: the record as read ("" for none), the new one.
+# A compare-and-set on one key (one slot: a Redis Cluster runs it on the player's node).
+SWAP = """
+local now = redis.call('GET', KEYS[1])
+if (now or '') ~= ARGV[1] then return 0 end
+redis.call('SET', KEYS[1], ARGV[2])
+return 1
+"""
+
+
 class RedisVacations(VacationStore):
     def __init__(self, r):
         self.r = r
+        self._swap = r.register_script(SWAP)
 
     def record(self, player_id):
         got = self.r.get(f"{{p:{player_id}}}:vacation")
@@ -94,23 +104,16 @@ class RedisVacations(VacationStore):
     def change(self, player_id, change, timer=None):
         key = f"{{p:{player_id}}}:vacation"
         while True:
-            with self.r.pipeline(transaction=True) as pipe:
-                try:
-                    pipe.watch(key)
-                    got = pipe.get(key)
-                    new, result = change(json.loads(got) if got else {})
-                    if timer is not None:
-                        # the index first (it lives in another slot): a start it holds
-                        # that the record does not is looked at once and let go; one
-                        # taken out by a change that loses the race is put back as
-                        # that change is tried again
-                        self.set_timer(player_id, timer(new))
-                    pipe.multi()
-                    pipe.set(key, json.dumps(new, sort_keys=True))
-                    pipe.execute()
-                    return result
-                except redislib.WatchError:
-                    continue  # another change came first: read it and decide again
+            got = self.r.get(key) or b""
+            new, result = change(json.loads(got) if got else {})
+            if timer is not None:
+                # the index first (it lives in another slot): a start it holds that the
+                # record does not is looked at once and let go; one taken out by a
+                # change that loses the race is put back as that change is tried again
+                self.set_timer(player_id, timer(new))
+            if self._swap(keys=[key], args=[got, json.dumps(new, sort_keys=True)]):
+                return result
+            # another change came first: read it and decide again
 
     def due(self, now, limit=100):
         return [m.decode() for m in self.r.zrangebyscore(TIMERS, "-inf", _score(now), start=0, num=limit)]
