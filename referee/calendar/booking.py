@@ -98,8 +98,10 @@ def book(record: dict, first: date, last: date, now: str, allowed: int) -> tuple
     record = pruned(record, today)
     for b in record["bookings"]:
         if end_of(b) > midnight(first) and b["start"] < midnight(last + timedelta(days=1)):
-            raise VacationRefused("vacation-overlaps", f"the vacation booked from {b['from']} to {b['to']} "
-                                  "overlaps it: cancel it first")
+            held = (f"the vacation from {b['from']} cut short at {b['cut'][11:16]} UTC holds its days begun"
+                    if b.get("cut") else f"the vacation booked from {b['from']} to {b['to']} overlaps it: "
+                    "cancel or shorten it first")
+            raise VacationRefused("vacation-overlaps", held)
     booking = {"from": first.isoformat(), "to": last.isoformat(), "start": max(midnight(first), now), "cut": None}
     for year in sorted({d.year for d in days_of(booking)}):
         wanted = sum(1 for d in days_of(booking) if d.year == year)
