@@ -329,10 +329,11 @@ REMINDER, DEADLINE, RESUME = "reminder", "deadline", "resume"
 def timers(table) -> list[dict]:
     """Every reminder and deadline still to fire for the seats to act now, as
     ``{at, kind, seat, started}`` (``started``: the version whose event started the
-    seat's time, which names its reminder notice). None without a clock, while it
-    is paused, while the referee has a step to take, or once the game is over; a
-    seat's vacation's end (``resume``, referee/vacations.py) comes whatever the
-    clock does, until the game is over."""
+    seat's time, which names its reminder notice): none without a clock, while it
+    is paused, while the referee has a step to take, or once the game is over. A
+    paused seat's vacation's end (``{at, kind: "resume", seat, reason}``,
+    referee/vacations.py) is among them whatever the clock does, until the game
+    is over."""
     out = [] if table.over else [{"at": a["until"], "kind": RESUME, "seat": seat, "reason": a["reason"]}
                                  for seat, a in sorted(table.away.items())]
     if table.clock is None or table.paused or table.held or table.due() is not None:
