@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import json
 
-from referee import entropy
+from referee import entropy, vacations
 from referee import rng as rngmod
 from referee.disputes import ledger as ledgermod
 from referee.events import REFEREE, Event, Salts
@@ -45,7 +45,8 @@ from referee.weekends import SEAT_CALENDAR
 # Referee events that are no step of the game's rules (written on an admin's or a
 # clock's say, not because the engine owed them): never part of a random step
 # taken as logged. Each is checked by a branch of its own in ``_replay``.
-NOT_STEPS = {"game-aborted", "clock-changed", "seat-replaced", SEAT_TIMED_OUT, SEAT_CALENDAR, ledgermod.RULED}
+NOT_STEPS = {"game-aborted", "clock-changed", "seat-replaced", SEAT_TIMED_OUT, SEAT_CALENDAR, ledgermod.RULED,
+             vacations.CLOCK_PAUSED, vacations.CLOCK_RESUMED}
 
 
 def _same(derived: list, actor, logged: list[Event], seq: int, what) -> None:
@@ -69,7 +70,8 @@ def _same(derived: list, actor, logged: list[Event], seq: int, what) -> None:
 
 _NOT_STEPS_WORDS = {"game-aborted": "the abort", "clock-changed": "the clock's change",
                     "seat-replaced": "the seat's replacement", SEAT_TIMED_OUT: "the timeout",
-                    SEAT_CALENDAR: "a seat's calendar", ledgermod.RULED: "the ruling"}
+                    SEAT_CALENDAR: "a seat's calendar", ledgermod.RULED: "the ruling",
+                    vacations.CLOCK_PAUSED: "a seat's pause", vacations.CLOCK_RESUMED: "a seat's resume"}
 
 
 def _asked(ev: Event) -> dict:
@@ -224,6 +226,13 @@ def _replay(events: list[Event], seed: str | None, salt_key: str | None = None) 
                 except RefereeError as err:
                     raise Divergence(ev.seq, "bad-calendar", f"event {ev.seq} sets a seat's calendar the "
                                      f"referee refuses: {err.detail}") from None
+            elif ev.type in (vacations.CLOCK_PAUSED, vacations.CLOCK_RESUMED) and not table.over:  # a vacation's
+                propose = vacations.propose_pause if ev.type == vacations.CLOCK_PAUSED else vacations.propose_resume
+                try:
+                    derived, _ = propose(table, ev.payload, ev.at)
+                except RefereeError as err:
+                    raise Divergence(ev.seq, "bad-pause", f"event {ev.seq} pauses or resumes a seat's clock "
+                                     f"as the referee never would: {err.detail}") from None
             elif ev.type == SEAT_TIMED_OUT and not table.over:  # the clock's, see NOT_STEPS
                 p = ev.payload if isinstance(ev.payload, dict) else {}
                 seat = p.get("seat")

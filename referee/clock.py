@@ -44,7 +44,7 @@ def check_clock(clock) -> dict | None:
             raise MalformedMove(f"clock.kind is {BANK!r} (a time bank), or left out for a time a move",
                                 field="options.clock.kind")
         return check_bank(clock)
-    unknown = set(clock) - {"move_seconds", "remind_seconds", "on_timeout"}
+    unknown = set(clock) - {"move_seconds", "remind_seconds", "on_timeout", "vacation_days"}
     if unknown:
         raise MalformedMove(f"unknown clock field(s): {', '.join(sorted(unknown))}",
                             field=f"options.clock.{sorted(unknown)[0]}")
@@ -57,7 +57,20 @@ def check_clock(clock) -> dict | None:
         raise MalformedMove("clock.remind_seconds must be a whole number from 0 (no reminder) to less "
                             "than move_seconds", field="options.clock.remind_seconds")
     return {"move_seconds": move, "remind_seconds": remind,
-            "on_timeout": check_on_timeout(clock.get("on_timeout", "remind"))}
+            "on_timeout": check_on_timeout(clock.get("on_timeout", "remind")), **vacation_days(clock)}
+
+
+def vacation_days(clock: dict) -> dict:
+    """``vacation_days`` (a league's, say): how many days of auto vacation a seat may
+    draw in the game; 0: the game's clocks stop for no vacation at all. Kept only
+    when given (no limit without it)."""
+    if "vacation_days" not in clock:
+        return {}
+    days = clock["vacation_days"]
+    if not _whole(days) or not 0 <= days <= 366:
+        raise MalformedMove("clock.vacation_days must be a whole number of days from 0 (no vacations) to 366",
+                            field="options.clock.vacation_days")
+    return {"vacation_days": days}
 
 
 def _whole(n) -> bool:
@@ -115,7 +128,8 @@ def on_timeout_now(table, seat: int) -> dict:
 # resolution, so every replay computes the very same deadlines.
 
 BANK = "bank"
-BANK_FIELDS = ("kind", "initial_seconds", "increment_seconds", "max_seconds", "remind_seconds", "on_timeout")
+BANK_FIELDS = ("kind", "initial_seconds", "increment_seconds", "max_seconds", "remind_seconds", "on_timeout",
+               "vacation_days")
 MICRO = 1_000_000
 
 
@@ -145,7 +159,8 @@ def check_bank(clock: dict) -> dict:
         raise MalformedMove("clock.remind_seconds must be a whole number from 0 (no reminder) to less "
                             "than max_seconds", field="options.clock.remind_seconds")
     return {"kind": BANK, "initial_seconds": initial, "increment_seconds": increment, "max_seconds": most,
-            "remind_seconds": remind, "on_timeout": check_on_timeout(clock.get("on_timeout", "remind"))}
+            "remind_seconds": remind, "on_timeout": check_on_timeout(clock.get("on_timeout", "remind")),
+            **vacation_days(clock)}
 
 
 # ---- a seat's own time: weekends off -------------------------------------------------
@@ -160,10 +175,17 @@ def mark_of(table, seat: int) -> tuple:
     return table.marks.get(seat) or (table.since[seat], 0, None)
 
 
+def running_from(table, seat: int, m_at: str) -> str:
+    """Where the seat's own time runs from after its mark: the mark, or the end of
+    the pause it is in (referee/vacations.py: a pause's start always sets a mark)."""
+    away = table.away.get(seat)
+    return max(m_at, away["until"]) if away else m_at
+
+
 def used(table, seat: int, at: str) -> int:
     """Microseconds of ``seat``'s own time used this turn by ``at``."""
     m_at, spent, tz = mark_of(table, seat)
-    return spent + weekends.running(parse_at(m_at), parse_at(at), tz)
+    return spent + weekends.running(parse_at(running_from(table, seat, m_at)), parse_at(at), tz)
 
 
 def _budget(table, seat: int) -> int:
@@ -173,7 +195,7 @@ def _budget(table, seat: int) -> int:
 def _when_used(table, seat: int, amount: int) -> str:
     """When ``seat`` will have used ``amount`` microseconds of its own time this turn."""
     m_at, spent, tz = mark_of(table, seat)
-    return format_at(weekends.advance(parse_at(m_at), max(0, amount - spent), tz))
+    return format_at(weekends.advance(parse_at(running_from(table, seat, m_at)), max(0, amount - spent), tz))
 
 
 def marked(table, acting: list[int], ev) -> dict:
@@ -301,17 +323,21 @@ def timed_out(table, seat: int) -> bool:
 
 # ---- what falls due: reminders and timeouts ----------------------------------------
 
-REMINDER, DEADLINE = "reminder", "deadline"
+REMINDER, DEADLINE, RESUME = "reminder", "deadline", "resume"
 
 
 def timers(table) -> list[dict]:
     """Every reminder and deadline still to fire for the seats to act now, as
     ``{at, kind, seat, started}`` (``started``: the version whose event started the
-    seat's time, which names its reminder notice). Empty without a clock, while it
-    is paused, while the referee has a step to take, or once the game is over."""
+    seat's time, which names its reminder notice): none without a clock, while it
+    is paused, while the referee has a step to take, or once the game is over. A
+    paused seat's vacation's end (``{at, kind: "resume", seat, reason}``,
+    referee/vacations.py) is among them whatever the clock does, until the game
+    is over."""
+    out = [] if table.over else [{"at": a["until"], "kind": RESUME, "seat": seat, "reason": a["reason"]}
+                                 for seat, a in sorted(table.away.items())]
     if table.clock is None or table.paused or table.held or table.due() is not None:
-        return []
-    out = []
+        return out
     for seat in table.to_act():
         if seat not in table.since or timed_out(table, seat):
             continue
@@ -320,7 +346,7 @@ def timers(table) -> list[dict]:
         if remind is not None:
             out.append({"at": remind, "kind": REMINDER, "seat": seat, "started": started_seq})
         out.append({"at": seat_deadline(table, seat), "kind": DEADLINE, "seat": seat, "started": started_seq})
-    return sorted(out, key=lambda t: (t["at"], t["kind"] != DEADLINE, t["seat"]))
+    return sorted(out, key=lambda t: (t["at"], t["kind"] != RESUME, t["kind"] != DEADLINE, t["seat"]))
 
 
 def next_timer(table, after: str | None = None) -> str | None:

@@ -6,6 +6,14 @@ import os
 from dataclasses import dataclass
 
 DEFAULT_STORE = "sqlite:///referee.db"
+DEFAULT_VACATION_DAYS = 21
+
+
+def vacation_days() -> int:
+    """Vacation days each player has a calendar year (``REFEREE_VACATION_DAYS``),
+    read when asked, so a changed setting counts at once (docs/running.md)."""
+    given = os.environ.get("REFEREE_VACATION_DAYS", "").strip()
+    return int(given) if given.isdigit() else DEFAULT_VACATION_DAYS
 
 
 @dataclass

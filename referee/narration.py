@@ -295,6 +295,11 @@ def common(event: Event, title: str | None = None) -> str | None:
         if p.get("weekends_off"):
             return f"seat {p.get('seat')}'s clock stops at weekends ({p.get('timezone')} time)"
         return f"seat {p.get('seat')}'s clock runs at weekends"
+    if event.type == "clock-paused":
+        why = "draws a day of vacation" if p.get("reason") == "auto-vacation" else "is away"
+        return f"seat {p.get('seat')} {why}: their clock stops until {moment(p.get('until'))}"
+    if event.type == "clock-resumed":
+        return f"seat {p.get('seat')}'s clock runs again"
     if event.type == "game-aborted":
         return f"the organiser ends the game: {p.get('reason', '')}".rstrip(": ")
     if event.type == "seed-revealed":

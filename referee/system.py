@@ -21,7 +21,10 @@ wired here, never named by the service:
   outbox's sweep asks), the daily digests (one more of the background sender's
   ``senders``) and their reply addresses (``reply_readers``, which the inbound
   mail asks first); a game's start writes its players' weekends into its log,
-  and its end counts its players' moves and timeouts for their profiles;
+  and its end counts its players' moves and timeouts for their profiles; the
+  players' vacations: the keeper looks at their starts each round, the tick asks
+  them before a timeout (auto vacation), a game's start pauses a seat whose
+  player is away;
 * the transparency log (referee/transparency): every append noted for the
   sequencer, which integrates the events as leaves of one Merkle tree kept in
   the store and signs its checkpoints with the receipt key ring's current key
@@ -52,6 +55,8 @@ from referee.calendar.digest_reply import DigestReplies
 from referee.calendar.digest_store import open_digests
 from referee.calendar.keeping import open_calendar
 from referee.calendar.organiser import Calendar
+from referee.calendar.pausing import Vacations
+from referee.calendar.vacation_store import open_vacations
 from referee.config import Config
 from referee.disputes.acting import Disputes
 from referee.disputes.standing import open_standing
@@ -111,6 +116,11 @@ def assemble(store: Store, queue=None, players: bool = True, **options) -> GameS
     service.player_settings, service.wants_notice = calendar, calendar.wants_notice
     service.followers.subscribe("calendar", weeks.follow(service, calendar.store))
     service.followers.subscribe("punctuality", punctuality.follow(service, calendar.store))
+    # vacations: bookings paused into the games, the keeper's look at their starts, and
+    # a deadline about to pass asked about first (auto vacation)
+    calendar.vacations = away = Vacations(service, open_vacations(store), calendar.store)
+    service.before_timeout, service.keeper_rounds = [away.before_timeout], [away.round]
+    service.followers.subscribe("vacations", away.follow())
     service.disputes = Disputes(service, open_standing(store))  # and the games with one open
     service.followers.subscribe("notices", outbox.follow(service))
     service.followers.subscribe("leagues", leagues.follow(service))

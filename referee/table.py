@@ -46,7 +46,7 @@ BOT_MOVE = "bot-move"
 FORFEIT = "forfeit"
 # Referee events that are no engine's business: the table takes them on itself
 # (and the votes', disputes' and rulings': referee/disputes/tabling.py).
-TABLE_EVENTS = ("clock-changed", SEAT_REPLACED, SEAT_TIMED_OUT, SEAT_CALENDAR)
+TABLE_EVENTS = ("clock-changed", SEAT_REPLACED, SEAT_TIMED_OUT, SEAT_CALENDAR, "clock-paused", "clock-resumed")
 
 
 class Settling(RefereeError):
@@ -80,6 +80,10 @@ class Table(Seeing, Ledgered):
     # the log's ``seat-calendar`` events; and each seat's mark this turn (clock.mark_of)
     calendars: dict = field(default_factory=dict)
     marks: dict = field(default_factory=dict)
+    # seat -> {reason, from, until}: its clock paused, its player away (referee/vacations.py)
+    away: dict = field(default_factory=dict)
+    # seat -> days of auto vacation it drew in this game (a clock's ``vacation_days`` bounds them)
+    drawn: dict = field(default_factory=dict)
     # seat -> "random" | "basic": the seats the referee plays (from game-created)
     bots: dict = field(default_factory=dict)
     # seat -> "autoplay" | "forfeit": what a timeout left the referee owing it

@@ -1,9 +1,11 @@
 """The referee's own events a table takes on itself, no engine's business: a clock's
-change, a seat's calendar, a timeout, a seat's replacement (referee/table.py)."""
+change, a seat's calendar, a seat's pause and resume, a timeout, a seat's
+replacement (referee/table.py)."""
 
 from __future__ import annotations
 
 from referee import clock as clockmod
+from referee import vacations
 from referee.weekends import SEAT_CALENDAR
 
 
@@ -14,6 +16,10 @@ def take_on(table, ev) -> None:
         clockmod.apply_change(table, ev)
     elif ev.type == SEAT_CALENDAR:
         clockmod.apply_calendar(table, ev)
+    elif ev.type == vacations.CLOCK_PAUSED:
+        vacations.apply_pause(table, ev)
+    elif ev.type == vacations.CLOCK_RESUMED:
+        vacations.apply_resume(table, ev)
     elif ev.type == "seat-timed-out":  # (SEAT_TIMED_OUT)
         table.timed_out = {**table.timed_out, seat: table.since.get(seat)}
         table.missed = {**table.missed, seat: table.missed.get(seat, 0) + 1}
@@ -27,6 +33,7 @@ def take_on(table, ev) -> None:
         # ... whose calendar is not the last holder's (a player's own comes in the log)
         table.calendars = {k: v for k, v in table.calendars.items() if k != seat}
         table.marks = {k: v for k, v in table.marks.items() if k != seat}
+        table.away = {k: v for k, v in table.away.items() if k != seat}  # nor their vacation
         if seat in table.since:  # ... and gets a full move_seconds
             table.since = {**table.since, seat: ev.at}
             table.since_seq = {**table.since_seq, seat: ev.seq}

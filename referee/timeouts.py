@@ -16,6 +16,10 @@ and has each game ``tick`` (a tick that finds nothing due moves the timer on):
   nothing more (the seat stays to act, marked overdue), ``autoplay`` the basic
   bot's move for the seat and ``forfeit`` the seat's loss, both referee steps
   the settle job takes like a deal (referee/table.py);
+* a vacation's end due (a seat's clock paused, referee/vacations.py): its
+  ``clock-resumed``; a deadline passing for a seat whose player is away or has
+  auto vacation: the calendar's ``before_timeout`` pauses the seat instead
+  (referee/calendar/pausing.py), and the deadline is read again;
 * then the timer moves on to the next moment, unless the log moved meanwhile
   (the append that moved it wrote a fresher one).
 
@@ -36,7 +40,7 @@ from __future__ import annotations
 import logging
 import threading
 
-from referee import clock
+from referee import clock, vacations
 from referee.caller import Caller
 from referee.errors import RefereeError
 from referee.events import utcnow
@@ -51,30 +55,41 @@ log = logging.getLogger("referee.timeouts")
 def tick(service, game_id: str, now: str | None = None) -> dict:
     """Fire what is due in ``game_id`` at ``now`` (UTC, as events write it; the
     wall clock when None). Returns ``{"reminders": [notice ids], "timeout": seat
-    or None}``."""
+    or None}``, and ``"resumed": [seats]`` when vacations ended."""
     now = now or utcnow()
     fired: dict = {"reminders": [], "timeout": None}
-    rec = service.record(game_id)
-    with service._lock(game_id):
-        table = service.load(game_id, rec)
-        timers = clock.timers(table)
-        version = table.seq
-    late = [t for t in timers if t["kind"] == clock.DEADLINE and t["at"] <= now]
-    if late:
-        seat = late[0]["seat"]
-        try:
-            service.admin_event(game_id, Caller(ADMIN, record=rec), "time out a seat",
-                                lambda table, at, key: table.propose_timeout(seat, max(at, now), salt_key=key))
-        except RefereeError:
-            # a move, another keeper or the admin came first: nothing is owed now,
-            # and the append that won wrote the game's next timer
+    # each pass writes at most one event (a seat's clock resumed or paused, which
+    # moves its deadline), then reads the game again; a timeout ends the tick
+    for _ in range(MOST_PASSES):
+        rec = service.record(game_id)
+        with service._lock(game_id):
+            table = service.load(game_id, rec)
+            timers = clock.timers(table)
+            version = table.seq
+        back = next((t for t in timers if t["kind"] == clock.RESUME and t["at"] <= now), None)
+        if back is not None:  # a vacation over: the seat's clock runs again (referee/vacations.py)
+            payload = {"seat": back["seat"], "reason": back["reason"]}
+            if not _write(service, game_id, rec, "resume a seat's clock", lambda table, at, key, payload=payload: (
+                    vacations.propose_resume(table, payload, max(at, now), key))):
+                return fired
+            fired.setdefault("resumed", []).append(back["seat"])
+            continue
+        late = [t for t in timers if t["kind"] == clock.DEADLINE and t["at"] <= now]
+        if late and any(ask(game_id, table, late[0]["seat"], late[0]["at"], now)
+                        for ask in getattr(service, "before_timeout", ())):
+            continue  # the seat's player is away, or drew a day of auto vacation: read it again
+        if late:
+            seat = late[0]["seat"]
+            if not _write(service, game_id, rec, "time out a seat", lambda table, at, key, seat=seat: (
+                    table.propose_timeout(seat, max(at, now), salt_key=key))):
+                return fired
+            fired["timeout"] = seat
+            service.queue.enqueue_settle(game_id, version + 1)  # autoplay's move or the forfeit
+            # the seat's (and the organiser's) timeout notice, or the game-over that tells of
+            # it, is the sweep's: written once, after what the timeout led to (outbox.sweep),
+            # which the notices' reaction queues once the game is at rest
             return fired
-        fired["timeout"] = seat
-        service.queue.enqueue_settle(game_id, version + 1)  # autoplay's move or the forfeit
-        # the seat's (and the organiser's) timeout notice, or the game-over that tells of
-        # it, is the sweep's: written once, after what the timeout led to (outbox.sweep),
-        # which the notices' reaction queues once the game is at rest
-        return fired
+        break
     for t in timers:
         if t["kind"] == clock.REMINDER and t["at"] <= now:
             left = clock.parse_at(clock.seat_deadline(table, t["seat"])) - clock.parse_at(now)
@@ -84,6 +99,21 @@ def tick(service, game_id: str, now: str | None = None) -> dict:
                 fired["reminders"].append(nid)
     service.store.set_timer(game_id, version, clock.next_timer(table, after=now))
     return fired
+
+
+# A tick's passes: a keeper days late catches up a day of auto vacation and its end
+# a pass each, up to a year's allowance and more.
+MOST_PASSES = 1000
+
+
+def _write(service, game_id: str, rec, what: str, propose) -> bool:
+    """Append the referee's event; False when a move, another keeper or the admin
+    came first (nothing is owed now, and the append that won wrote the next timer)."""
+    try:
+        service.admin_event(game_id, Caller(ADMIN, record=rec), what, propose)
+        return True
+    except RefereeError:
+        return False
 
 
 def _tell(service, game_id: str, rec, seat: int, reason: str, note: str, version: int | None) -> str | None:
@@ -122,6 +152,11 @@ class Keeper(threading.Thread):
             self.stopping.wait(self.interval)
 
     def round(self) -> int:
+        for look in getattr(self.service, "keeper_rounds", ()):  # (the vacations' starts)
+            try:
+                look(utcnow())
+            except Exception:
+                log.warning("keeper look %s failed", look, exc_info=True)
         due = self.service.store.due_timers(utcnow())
         for game_id in due:
             try:

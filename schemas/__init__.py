@@ -156,6 +156,9 @@ class ClockInForce(Schema):
                   {"type": "object", "properties": {"excused": {"type": "integer"},
                                                     "then": {"type": "string", "enum": ["forfeit", "autoplay"]}}}],
         "description": "what a timeout does: remind, autoplay, forfeit, or excused misses {excused, then}"})
+    vacation_days = fields.Integer(metadata={"description": "when set (a league's, say): the days of auto "
+                                                            "vacation a seat may draw in this game; 0: its clocks "
+                                                            "stop for no vacation (docs/clock.md)"})
     paused = fields.Boolean(required=True)
 
 

@@ -224,7 +224,12 @@ COMPONENTS: dict[str, dict] = {
                                      {"type": "object", "additionalProperties": False, "required": ["excused"],
                                       "properties": {"excused": {"type": "integer", "minimum": 1, "maximum": 100},
                                                      "then": {"type": "string", "enum": ["forfeit", "autoplay"],
-                                                              "description": "after the excused ones (forfeit)"}}}]}}},
+                                                              "description": "after the excused ones (forfeit)"}}}]},
+            "vacation_days": {"type": "integer", "minimum": 0, "maximum": 366,
+                              "description": "the days of auto vacation a seat may draw in the game (a "
+                                             "league's clock sets it for its games); 0: the game's clocks stop "
+                                             "for no vacation, booked or auto; left out: no limit "
+                                             "(docs/clock.md, \"Vacations\")"}}},
     "GameOptions": _options(answer=True),
     "NewGameOptions": _options(answer=False),
     "GameResult": {

@@ -442,3 +442,44 @@ def test_the_transparency_log_on_a_cluster(cluster, redis_url):
         assert [d for d in leaves if d.startswith(gid + "\n")] == [f"{gid}\n{e.seq}\n{e.hash}" for e in events]
     assert tree.checkpoint()[0] == tree.size()
     assert merkle.root(tree.size(), tree) == base64.b64decode(tree.checkpoint()[1].split("\n")[2])
+
+
+def test_vacations_on_a_cluster(cluster):
+    """A player's vacation record is one key in their slot ({p:ID}), swapped
+    compare-and-set: ten bookings at once never overdraw; a game started while a
+    player is away is paused at once, and a cancel resumes it."""
+    import threading
+
+    from referee.calendar.booking import VacationRefused
+    from referee.events import utcnow
+    from referee.players import accounts, joining, lobby
+
+    svc = assemble(open_store(cluster.url), InlineQueue())
+    vac = svc.player_settings.vacations
+    ann, bob = accounts.register(svc, {"name": "Ann"}), accounts.register(svc, {"name": "Bob"})
+    booked, gate = [], threading.Barrier(10)
+
+    def book(i):
+        gate.wait()
+        try:
+            vac.book(ann["id"], {"from": f"2026-07-{1 + 3 * i:02d}", "to": f"2026-07-{3 + 3 * i:02d}"},
+                     now="2026-06-01T10:00:00.000000Z")
+            booked.append(i)
+        except VacationRefused:
+            pass
+
+    threads = [threading.Thread(target=book, args=(i,)) for i in range(10)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(booked) == 7 and vac.shown(ann["id"], "2026-06-01T10:00:00.000000Z")["vacation_days_left"] == 0
+    today = utcnow()[:10]
+    vac.book(bob["id"], {"from": today, "to": today})
+    game = lobby.open_game(svc, "king-of-danger", [{"player": bob["id"]}, {"invite_player": ann["id"]}],
+                           {"clock": {"move_seconds": 86400, "on_timeout": "forfeit"}}, None, True,
+                           inviter=f"player:{bob['id']}")
+    joining.join(svc, game["id"], ann["token"], {})
+    assert [e.payload["reason"] for e in svc.store.events(game["id"]) if e.type == "clock-paused"] == ["vacation"]
+    vac.cancel(bob["id"])
+    assert [e.type for e in svc.store.events(game["id"])][-1] == "clock-resumed"

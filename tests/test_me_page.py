@@ -223,3 +223,54 @@ def test_a_league_invitation_is_accepted_and_the_organiser_starts_it_from_the_pa
     assert {p for g in got["rounds"][0]["games"] for p in g["seats"]} == {org["id"], bob["id"]}
     seen = app.extensions["addresses"].seen
     assert not any(org["token"] in a or bob["token"] in a for a in seen)  # tokens never in an address
+
+
+def test_a_vacation_is_booked_and_cancelled_from_the_page(site, browser, tmp_path):
+    """The page's Vacation form books one (the days left and the booking shown), a
+    refusal is said in words, and Cancel gives the days back; it fits a phone's
+    width (and a desktop's: a screenshot of each, under REFEREE_SCREENSHOTS)."""
+    from datetime import UTC, datetime, timedelta
+
+    url, client, app = site
+    eve = register(client, "Eve")
+    today = datetime.now(UTC).date()
+    first, last = today + timedelta(days=10), today + timedelta(days=12)
+    browser.get(f"{url}/me#token={eve['token']}")
+    kit.wait(browser, lambda d: "vacation days left" in d.find_element("id", "vacation-left").text)
+    assert browser.find_element("id", "vacation-left").text == "21 vacation days left this year."
+    assert texts(browser, "vacations") == ["No vacation booked."]
+
+    def book(a, b):
+        for field, day in (("vacation-from", a), ("vacation-to", b)):
+            browser.execute_script("arguments[0].value = arguments[1]", browser.find_element("id", field),
+                                   day.isoformat())
+        browser.find_element("id", "vacation-book").send_keys("\n")
+
+    book(first, last)
+    kit.wait(browser, lambda d: texts(d, "vacations") == [f"Away from {first} to {last}"])
+    days = 21 - sum(1 for k in range(3) if (first + timedelta(days=k)).year == today.year)
+    assert browser.find_element("id", "vacation-left").text == f"{days} vacation days left this year."
+    assert client.get("/v1/players/me", headers={"Authorization": f"Bearer {eve['token']}"}).json["vacations"] == [
+        {"from": first.isoformat(), "to": last.isoformat()}]
+    assert alert(browser) == "" and no_sideways_scroll(browser)
+    shots = repo_root() / "docs" / "screenshots" if os.environ.get("REFEREE_SCREENSHOTS") else tmp_path
+    shots.mkdir(parents=True, exist_ok=True)
+    browser.execute_script("document.getElementById('vacation-title').scrollIntoView()")
+    browser.save_screenshot(str(shots / "me-vacation-375.png"))
+    # a refusal in words: the same days again overlap
+    book(first, last)
+    kit.wait(browser, lambda d: "overlaps" in alert(d))
+    # Cancel (confirmed) gives the days back
+    browser.execute_script("window.confirm = function () { return true; }")
+    browser.find_element("id", "vacation-cancel").send_keys("\n")
+    kit.wait(browser, lambda d: texts(d, "vacations") == ["No vacation booked."])
+    assert browser.find_element("id", "vacation-left").text == "21 vacation days left this year."
+    assert not browser.find_element("id", "vacation-cancel").is_displayed()
+    book(first, last)
+    kit.wait(browser, lambda d: texts(d, "vacations") == [f"Away from {first} to {last}"])
+    browser.set_window_size(1280, 900)
+    try:
+        browser.execute_script("document.getElementById('vacation-title').scrollIntoView()")
+        browser.save_screenshot(str(shots / "me-vacation-1280.png"))
+    finally:
+        browser.set_window_size(375, 800)

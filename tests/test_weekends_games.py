@@ -31,8 +31,9 @@ def _deadline_of(client, gid: str, seat: int) -> str | None:
 
 def test_a_friday_evening_deadline_waits_for_monday_in_berlin(client):
     ann, bob = register(client, name="Ann"), register(client, name="Bob")
-    r = client.patch("/v1/players/me", json={"timezone": "Europe/Berlin", "weekends_off": True},
-                     headers=auth(ann["token"]))
+    # (auto vacation off: the deadline that passes is the weekends' to show, not a day drawn)
+    r = client.patch("/v1/players/me", json={"timezone": "Europe/Berlin", "weekends_off": True,
+                                             "auto_vacation": False}, headers=auth(ann["token"]))
     assert r.status_code == 200
     # Friday 27 March 2026, 20:00 in Berlin; the clocks go forward on Sunday the 29th
     with freeze_time("2026-03-27T19:00:00Z") as frozen:

@@ -7,5 +7,9 @@ code never name it, they ask what the service was handed:
   vacation by itself, how many notices, the digest's hour), checked by field;
 * ``keeping``: where the settings live, beside the player store (SQLite or Redis);
 * ``notices``: which of the notices the log makes due a seat is sent, by its
-  player's ``notices`` setting (``turns``: its turns, results, league rounds).
+  player's ``notices`` setting (``turns``: its turns, results, league rounds);
+* ``booking``: vacations booked and the allowance's days, the rules alone;
+  ``vacation_store``: where they are kept, and the index of their starts;
+  ``pausing``: the bookings and auto vacation into the games' logs
+  (``clock-paused`` / ``clock-resumed``, referee/vacations.py).
 """

@@ -1,5 +1,5 @@
-"""The calendar's endpoints (docs/players.md, "A calendar of deadlines"): the feed
-behind its own secret, and a new secret for it."""
+"""The calendar's endpoints (docs/players.md, "A calendar of deadlines", "Vacations"):
+the feed behind its own secret, a new secret for it, and a player's vacations."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from referee.api.openapi import PUBLIC, TOKEN, refusals
 from referee.api.routes import bearer, service, timed
 from referee.calendar import feed
 from referee.players import accounts
+from schemas import Strict
 
 blp = Blueprint("calendar", __name__, url_prefix="/v1",
                 description="The organiser's calendar: a player's deadlines as an iCalendar feed")
@@ -18,6 +19,32 @@ blp = Blueprint("calendar", __name__, url_prefix="/v1",
 
 class CalendarUrl(Schema):
     calendar_url = fields.String(metadata={"description": "the feed's new address (the old one stops working)"})
+
+
+class VacationAsked(Strict):
+    # (checked by the booking itself, after the token: a 400 names the field)
+    from_ = fields.Raw(data_key="from", load_default=None, metadata={
+        "type": "string", "format": "date", "description": "the first day away (UTC date, YYYY-MM-DD)"})
+    to = fields.Raw(load_default=None, metadata={
+        "type": "string", "format": "date", "description": "the last day away (UTC date, included)"})
+
+
+class VacationShortened(Strict):
+    to = fields.Raw(load_default=None, metadata={
+        "type": "string", "format": "date",
+        "description": "shorten instead of cancel: the booking that holds this day ends on it"})
+
+
+class VacationDays(Schema):
+    from_ = fields.String(data_key="from", attribute="from")
+    to = fields.String()
+
+
+class Vacation(Schema):
+    vacation_days_left = fields.Integer(metadata={"description": "days of this calendar year's allowance left"})
+    vacations = fields.List(fields.Nested(VacationDays), metadata={
+        "description": "the bookings not yet over, the earliest first"})
+    booked = fields.Nested(VacationDays, metadata={"description": "POST only: the booking just made"})
 
 
 def _store():
@@ -51,6 +78,42 @@ def reset():
     `calendar_url`; the old address is 404 from now on."""
     player = accounts.authenticate(service(), bearer())
     return {"calendar_url": feed.reset(_store(), player["id"])}
+
+
+@blp.route("/players/me/vacation", methods=["POST"])
+@blp.arguments(VacationAsked)
+@blp.response(200, Vacation)
+@blp.doc(operationId="bookVacation", security=TOKEN)
+@refusals(blp, 400, 401, 409)
+@timed("vacation")
+def book(args):
+    """Book a vacation (player token): from `from` 00:00 UTC (or now, if later) until 00:00 UTC
+    the day after `to`, the caller's own clock stops in every one of their games. Its days are
+    taken from the allowance at once, each day from its own calendar year's. 409
+    `vacation-refused` names the rule (`vacation-in-the-past`, `vacation-too-far-ahead`,
+    `vacation-overlaps`, `vacation-allowance`)."""
+    player = accounts.authenticate(service(), bearer())
+    return _vacations().book(player["id"], {"from": args["from_"], "to": args["to"]})
+
+
+@blp.route("/players/me/vacation", methods=["DELETE"])
+@blp.arguments(VacationShortened, location="query")
+@blp.response(200, Vacation)
+@blp.doc(operationId="cancelVacation", security=TOKEN)
+@refusals(blp, 400, 401, 409)
+@timed("vacation")
+def cancel(args):
+    """Cancel the caller's vacations not yet over (player token): one not begun gives back all
+    its days, one under way ends now (its clocks run again at once) and gives back the days
+    not yet begun. With `?to=DATE`, shorten instead: the booking that holds that day ends on
+    it, the days after it given back (409 `vacation-refused`, rule `vacation-not-shortened`,
+    when no booking runs past it; `vacation-in-the-past` for a day before today)."""
+    player = accounts.authenticate(service(), bearer())
+    return _vacations().cancel(player["id"], last=args.get("to"))
+
+
+def _vacations():
+    return service().player_settings.vacations
 
 
 def install(app, api) -> None:

@@ -17,6 +17,7 @@ class Calendar:
 
     def __init__(self, store: CalendarStore, service=None, digests=None):
         self.store, self.service, self.digests = store, service, digests
+        self.vacations = None  # (referee/calendar/pausing.py, wired in referee/system.py)
 
     def check(self, body: dict) -> dict:
         """The settings a ``PATCH /v1/players/me`` body changes, checked; raises
@@ -42,11 +43,14 @@ class Calendar:
         """The player's settings as ``GET /v1/players/me`` shows them, and their
         calendar feed's address."""
         return {**settings.complete(self.store.settings(player_id)),
-                "calendar_url": feed.url_of(self.store, player_id)}
+                "calendar_url": feed.url_of(self.store, player_id),
+                **(self.vacations.shown(player_id) if self.vacations else {})}
 
     def public(self, player_id: str) -> dict:
-        """What every profile shows of the player's timekeeping: moves, timeouts, on_time."""
-        return punctuality.shown(self.store, player_id)
+        """What every profile shows of the player's timekeeping: moves, timeouts, on_time;
+        and of their vacation, only the last day of the one under way."""
+        return {**punctuality.shown(self.store, player_id),
+                **({"on_vacation_until": self.vacations.on_vacation_until(player_id)} if self.vacations else {})}
 
     def wants_notice(self, record, seat: int, reason: str) -> bool:
         return notices.wanted(self.store, record, seat, reason)

@@ -76,9 +76,10 @@ def contact_of(extra: dict, seat: int) -> dict:
 
 
 # ---- following the games ----------------------------------------------------------------
-# Appends that tell nobody anything: an admin's clock change, a seat handed over or a
-# seat's calendar written into the log (the seat's next notice comes with the next move).
-QUIET = ("seat-replaced", "clock-changed", "seat-calendar")
+# Appends that tell nobody anything: an admin's clock change, a seat handed over, a
+# seat's calendar or a vacation's pause written into the log (the seat's next notice
+# comes with the next move).
+QUIET = ("seat-replaced", "clock-changed", "seat-calendar", "clock-paused", "clock-resumed")
 
 
 def follow(service):

@@ -98,6 +98,9 @@ class PlayerProfile(Schema):
     timeouts = fields.Integer(metadata={"description": "the player's timeouts in every game that has ended"})
     on_time = fields.Float(allow_none=True, metadata={
         "description": "moves made in time / (moves + timeouts), 4 decimals; null before any"})
+    on_vacation_until = fields.String(allow_none=True, metadata={
+        "description": "the last day (UTC date) of the player's vacation under way; null when they are "
+                       "not away (nothing of bookings to come is shown)"})
 
 
 class PlayerContacts(Schema):
@@ -141,18 +144,22 @@ class CalendarSettings(Schema):
     weekends_off = fields.Boolean(metadata={"description": "the player's own clock stops on Saturday and "
                                                            "Sunday, their local time (default false)"})
     auto_vacation = fields.Boolean(metadata={"description": "a deadline about to pass draws on the vacation "
-                                                            "allowance first (default true; kept, no effect until "
-                                                            "vacations are offered)"})
+                                                            "allowance first, a day at a time, before the seat "
+                                                            "times out (default true)"})
     notices = fields.String(allow_none=True, metadata={
         "enum": ["each", "turns", "daily", None],
         "description": "which notices the player is sent: each (every one), turns (their turns, game "
-                       "results and league rounds only) or daily (not offered yet); null: the defaults, "
+                       "results and league rounds only) or daily (one digest a day at digest_hour); null: the defaults, "
                        "each outside leagues and turns in a league game"})
     digest_hour = fields.Integer(metadata={"description": "the local hour (0-23) of the daily digest "
                                                           "(default 8)"})
     calendar_url = fields.String(metadata={
         "description": "the player's deadlines as an iCalendar feed, behind a secret of its own that reads "
                        "that feed and nothing else (POST /v1/players/me/calendar/reset makes a new one)"})
+    vacation_days_left = fields.Integer(metadata={"description": "days of this calendar year's vacation "
+                                                                 "allowance left (GET /v1/players/me)"})
+    vacations = fields.List(fields.Dict(), metadata={
+        "description": "the player's vacations not yet over, {from, to} (UTC dates), the earliest first"})
 
 
 class PlayerMe(PlayerProfile, CalendarSettings):
