@@ -25,7 +25,18 @@
     list.textContent = "";
     (v.vacations || []).forEach(function (b) {
       var li = document.createElement("li");
-      li.textContent = b.from === b.to ? "Away on " + b.from : "Away from " + b.from + " to " + b.to;
+      // each date whole on a phone's narrow line (a date is never broken at its hyphens)
+      var words = b.from === b.to ? ["Away on ", b.from] : ["Away from ", b.from, " to ", b.to];
+      words.forEach(function (w, i) {
+        if (i % 2) {
+          var d = document.createElement("span");
+          d.className = "date";
+          d.textContent = w;
+          li.appendChild(d);
+        } else {
+          li.appendChild(document.createTextNode(w));
+        }
+      });
       list.appendChild(li);
     });
     if (!list.children.length) {
