@@ -20,14 +20,6 @@ Anything that signs for the referee takes the same current key from the ring
 (``KeyRing.current()``: its ``key_id``, raw ``public`` bytes and ``sign``), a
 receipt now, a checkpoint's signed note later, so one published key speaks for
 all of it.
-
-A key signs with libsodium (PyNaCl), not with OpenSSL through ``cryptography``,
-which makes and reads the keys: Ed25519 signatures are deterministic (RFC 8032),
-so both give the same 64 bytes for a key and a message (tests/test_receipts_elsewhere.py
-holds them to it), and a receipt is the same to the byte. libsodium's signature is
-about 260,000 instructions, OpenSSL's about 460,000 (benchmarks/README.md,
-"Signed receipts"), and it runs without the interpreter lock: one a move, it is
-most of what a receipt costs.
 """
 
 from __future__ import annotations
@@ -48,7 +40,6 @@ from cryptography.hazmat.primitives.serialization import (
     PrivateFormat,
     PublicFormat,
 )
-from nacl.bindings import crypto_sign
 
 from referee.events import utcnow
 
@@ -68,13 +59,11 @@ class Key:
     public: bytes  # the raw 32-byte Ed25519 public key
     since: str  # when it became current (UTC, ISO 8601, as an event's ``at``)
     until: str | None = None  # when another replaced it; None while current
-    # libsodium's secret key: the 32-byte seed, then the public key
-    secret: bytes | None = field(default=None, repr=False, compare=False)
+    private: Ed25519PrivateKey | None = field(default=None, repr=False, compare=False)
 
     def sign(self, message: bytes) -> bytes:
-        """The 64-byte Ed25519 signature of ``message`` (libsodium's signed message
-        is the signature followed by the message)."""
-        return crypto_sign(message, self.secret)[:64]
+        """The 64-byte Ed25519 signature of ``message``."""
+        return self.private.sign(message)
 
     def listed(self) -> dict:
         """The key as ``GET /v1/keys`` lists it: its public half only."""
@@ -93,9 +82,9 @@ def _new(since: str) -> tuple[str, str]:
 
 def _key(kid: str, record: str, until: str | None) -> Key:
     stored = json.loads(record)
-    seed = base64.b64decode(stored["private"])
-    public = Ed25519PrivateKey.from_private_bytes(seed).public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
-    return Key(kid, public, stored["since"], until, seed + public)
+    private = Ed25519PrivateKey.from_private_bytes(base64.b64decode(stored["private"]))
+    public = private.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
+    return Key(kid, public, stored["since"], until, private)
 
 
 class SqliteKeys:
