@@ -38,6 +38,7 @@ from referee.leagues import setup
 from referee.leagues import state as st
 from referee.leagues.keeping import Conflict, leagues_of
 from referee.leagues.league import League
+from referee.leagues.scoring import standings
 from referee.mail import outbox
 from referee.queue import JobKind
 
@@ -423,8 +424,6 @@ def _tell_one(service, meta: dict, league: League, final: bool) -> None:
     the table as a table (referee/mail/words.py); their new games' notices are the
     games' own (their seats take the players' contacts). Named by the round, so
     telling twice queues nothing twice."""
-    from referee.leagues.scoring import standings
-
     state = league.state
     closed = [rnd for rnd in state.rounds if rnd.closed]
     told = {"id": meta["id"], "name": meta["name"], "round": len(closed), "final": final,

@@ -25,6 +25,7 @@ from email.utils import formatdate
 from referee.games import engine as get_engine
 from referee.leagues.advancing import load
 from referee.leagues.keeping import leagues_of
+from referee.mail.sending import settings
 from referee.players import due_mail
 from referee.players.invitation_mail import base_url
 from referee.players.invitations import confirmed_email
@@ -54,8 +55,6 @@ def _quietly(service) -> None:
 
 
 def message(service, league_id: str, player: dict, to: str) -> EmailMessage:
-    from referee.mail.sending import settings
-
     s, players = settings(), players_of(service)
     state = load(service, league_id)[1].state
     title = get_engine(state.terms["game"]).title

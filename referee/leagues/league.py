@@ -24,6 +24,7 @@ from referee.leagues import scoring, setup
 from referee.leagues import state as st
 from referee.leagues.pairing import Pairing, fewest, pair_round, planned_rounds
 from referee.leagues.state import LeagueState
+from referee.table import Table
 
 PAIR = "pair-round"
 CLOSE = "close-round"
@@ -175,8 +176,6 @@ def pairing_draft(state: LeagueState, pairing: Pairing, game_ids: list[str]) -> 
 def outcome(events: list[Event]) -> tuple[dict | None, list[int]]:
     """A game's result (None while it runs) and the seats that lost it by resigning
     or running out of time, from its log (replayed)."""
-    from referee.table import Table
-
     table = Table.replay(events)
     return table.state.result, losers(events)
 

@@ -47,10 +47,13 @@ from referee.leagues.advancing import (  # noqa: F401 - the job's names, this mo
     mark_before,
     resign_withdrawn,
 )
+from referee.leagues.bundle import export as bundle
 from referee.leagues.keeping import Conflict, leagues_of
 from referee.leagues.league import League, LeagueConflict
+from referee.leagues.scoring import crosstable, standings
 from referee.players import accounts, invitations
 from referee.players.store import player_of_token, players_of
+from referee.table import Table
 
 
 def new_league_id() -> str:
@@ -208,8 +211,6 @@ def start(service, league_id: str, token: str | None) -> dict:
 def _games_can_be_made(league: League, seed: str, bots: dict) -> None:
     """Round 1's games as they would be created (the game's own checks of its options
     for each table's seats, bots' among them), before anything is stored."""
-    from referee.table import Table
-
     names = league.state.players
     for seats in league.next_pairing(seed).tables:
         Table.created_event(league.state.terms["game"], "check", [names[p] for p in seats],
@@ -271,8 +272,6 @@ def view(service, league_id: str) -> dict:
 def view_of(league_id: str, meta: dict, league) -> dict:
     """The league as ``GET /v1/leagues/{id}`` and its page show it: from its stored
     ``meta`` and its log's ``League`` alone."""
-    from referee.leagues.scoring import crosstable, standings
-
     state = league.state
     rounds = []
     for rnd in state.rounds:
@@ -335,8 +334,6 @@ def listing(service, limit: int = 100) -> dict:
 def export(service, league_id: str) -> str:
     """The bundle: the league's log and the whole log of every game whose result is
     recorded (a game still running holds hidden cards and is left out)."""
-    from referee.leagues.bundle import export as bundle
-
     _meta(service, league_id)
     events = leagues_of(service).events(league_id)
     state = League.replay(events).state

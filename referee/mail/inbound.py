@@ -27,6 +27,7 @@ import re
 from referee.games import engine as engine_by_name
 from referee.games.base import MalformedMove, RefereeError
 from referee.mail import loops, outbox, reading
+from referee.narration import named
 
 HELP = ("Reply to a notice with your moves on the first lines, in the game's notation, one "
         "move per line; your legal moves are listed in each notice. Everything under your "
@@ -144,8 +145,6 @@ def apply_mail(service, who, text: str, version: int | None, key: str, mid: str 
                                 "('help' explains)", field="body")
         result = service.submit(game_id, who, body, "mail:" + key)
     except RefereeError as err:
-        from referee.narration import named
-
         rule = err.extra.get("rule") or err.extra.get("field") or err.code
         said = named(err.detail, who.record.players)  # "it is Bob's turn", not "seat 1's"
         note = f"Refused ({rule}): {said}" + (f"\n{aside}" if aside else "")

@@ -19,6 +19,7 @@ from referee.events import utcnow
 from referee.games.base import MalformedMove, RefereeError
 from referee.mail.contacts import check_email, check_webhook, new_webhook_secret
 from referee.players import confirmation, current, recovery
+from referee.players.ratings import initial
 from referee.players.store import new_player_id, new_player_token, player_of_token, players_of
 
 BOTS = ("random", "basic")
@@ -220,8 +221,6 @@ def confirm(service, player_id: str, code, client: str) -> dict:
 
 def history(service, player_id: str, game: str, after: int = 0, limit: int = 100) -> dict:
     """One page of the player's rating history for ``game``, oldest first."""
-    from referee.players.ratings import initial
-
     player = _player(service, player_id)
     entries = players_of(service).history(player["id"], game, after, limit + 1)
     page = entries[:limit]

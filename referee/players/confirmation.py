@@ -32,6 +32,8 @@ from email.message import EmailMessage
 from email.utils import formatdate
 
 from referee.games.base import MalformedMove, RefereeError
+from referee.mail.secret import mail_secret
+from referee.mail.sending import settings
 from referee.narration import duration
 from referee.players import due_mail
 from referee.players.store import players_of
@@ -65,8 +67,6 @@ def address_key(email: str) -> str:
 
 
 def _secret(service) -> bytes:
-    from referee.mail.sending import mail_secret
-
     return mail_secret(service)
 
 
@@ -147,8 +147,6 @@ def link(player_id: str, code: str) -> str | None:
 
 
 def message(service, player: dict) -> EmailMessage:
-    from referee.mail.sending import settings
-
     confirm = player["confirm"]
     code = code_for(service, player["id"], confirm["email"], confirm["issued"])
     s = settings()

@@ -44,6 +44,7 @@ from email.utils import formatdate
 
 from referee.games import engine as get_engine
 from referee.mail.secret import mail_secret
+from referee.mail.sending import settings
 from referee.narration import duration
 from referee.players import due_mail
 from referee.players.confirmation import address_key, window
@@ -152,8 +153,6 @@ def inviter_name(players, record: dict) -> str | None:
 
 
 def message(service, record: dict, seat: int, to: str) -> EmailMessage:
-    from referee.mail.sending import settings
-
     s, players = settings(), players_of(service)
     title = get_engine(record["game"]).title
     gid, names = record["id"], _names(players, record, seat)

@@ -18,6 +18,7 @@ import json
 from collections.abc import Iterable
 
 from referee.events import Event
+from referee.table import Table
 
 MU = 25.0
 SIGMA = 25.0 / 3.0
@@ -107,8 +108,6 @@ def outcome(events: list[Event]) -> dict | None:
     last ``seat-replaced`` event for it (a seat handed to a bot or a bare name holds
     no player any more). ``rated`` is read from the created event's payload or its
     options."""
-    from referee.table import Table
-
     if not events or events[0].type != "game-created":
         return None
     created = events[0].payload
