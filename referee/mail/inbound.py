@@ -24,9 +24,10 @@ from __future__ import annotations
 import hashlib
 import re
 
+from referee.errors import Unauthenticated
 from referee.games import engine as engine_by_name
 from referee.games.base import MalformedMove, RefereeError
-from referee.mail import loops, outbox, reading
+from referee.mail import loops, outbox, reading, sending
 from referee.narration import named
 
 HELP = ("Reply to a notice with your moves on the first lines, in the game's notation, one "
@@ -49,12 +50,8 @@ def mail_key(msg_id: str | None, raw: bytes) -> str:
 def seat_of(service, got: dict):
     """The caller the mail speaks for (raises Unauthenticated / NoSuchGame)."""
     if got["key"] is not None and got["token"] is None:
-        from referee.mail import sending
-
         return sending.caller_by_reply_key(service, got["game"], got["seat"], got["key"])
     if got["token"] is None:
-        from referee.errors import Unauthenticated
-
         raise Unauthenticated("reply to a notice (its reply address names your seat), "
                               "or give your seat's token on a line 'token: …'")
     return service.caller(got["game"], got["token"])
@@ -101,8 +98,6 @@ def receive(service, raw: bytes, recipients: list[str] | None = None, mail_from:
     why = loops.automatic(msg, mail_from)
     if why is not None:
         if why.startswith("bounce"):  # one of our notices came back: the organiser hears of it
-            from referee.mail import sending
-
             try:
                 sending.bounced(service, raw)
             except Exception:  # a courtesy: the bounce is dropped all the same
