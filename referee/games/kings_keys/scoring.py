@@ -305,6 +305,54 @@ def _colour_straights(held: int, kingdom: bool, jokers: tuple, any_card: bool) -
     return score, tuple(cands[k][3] for k in ks)
 
 
+# Each straight as the search with no wild card takes it: its bits (all of them
+# used up), its points, and its places with no wild card in any.
+_PLAIN = tuple((mask, STRAIGHT_FOUR if len(places) == 4 else STRAIGHT_THREE, (places, (None,) * len(places)))
+               for places, _, mask in _STRAIGHTS)
+_TWOS = sum(_slot(2, i) for i in ITEMS)
+_THREES = sum(_slot(3, i) for i in ITEMS)
+
+
+@lru_cache(maxsize=8192)
+def _plain_straights(held: int) -> tuple[int, tuple]:
+    """``_colour_straights`` of a colour with no wild card (every collection of a
+    game without them), in either reading of wild cards: the same answer from the
+    same search, without what wild cards need (the ways each place may be filled,
+    the wild cards left free). A straight is a candidate when all its cards are
+    held; none is without a 2 and a 3. A test holds it to ``_colour_straights``."""
+    if not (held & _TWOS and held & _THREES):
+        return 0, ()
+    cands = [cand for cand in _PLAIN if not cand[0] & ~held]
+    if len(cands) <= 1:
+        return (cands[0][1], (cands[0][2],)) if cands else (0, ())
+    middles = [s for s in _MIDDLES if held & s]
+    by_slot = {s: [cand for cand in cands if cand[0] & s] for s in middles}
+    known: dict[int, tuple[int, tuple]] = {}
+
+    def go(used: int) -> tuple[int, tuple]:
+        got = known.get(used)
+        if got is not None:
+            return got
+        for s in middles:  # the first 2 or 3 held not yet decided: left out, or in a straight
+            if not used & s:
+                best = go(used | s)
+                options = by_slot[s]
+                break
+        else:
+            best = (0, ())
+            options = cands
+        for slots, points, found in options:
+            if slots & used:
+                continue
+            rest = go(used | slots)
+            if points + rest[0] > best[0]:
+                best = (points + rest[0], (found,) + rest[1])
+        known[used] = best
+        return best
+
+    return go(0)
+
+
 def _colour_best(c: str, naturals: frozenset, kingdom: bool, jokers: tuple,
                  any_card: bool) -> tuple[int, list[dict]]:
     """The straights of colour ``c`` (its naturals, its Kingdom card if held, the
@@ -320,7 +368,10 @@ def _colour_best(c: str, naturals: frozenset, kingdom: bool, jokers: tuple,
                 n = int(x[1])
                 bit = _slot(n, x[2]) if n in NUMBERS and x[2] in ITEMS else 0
             held |= bit
-    score, found = _colour_straights(held, kingdom, jokers, any_card)
+    if kingdom or jokers:
+        score, found = _colour_straights(held, kingdom, jokers, any_card)
+    else:
+        score, found = _plain_straights(held)
     wild_codes = ([f"{c}*"] if kingdom else []) + [f"*{i}" for i in jokers]
     sets = []
     for places, fill in found:
