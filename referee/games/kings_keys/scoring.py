@@ -325,8 +325,21 @@ def _plain_straights(held: int) -> tuple[int, tuple]:
     cands = [cand for cand in _PLAIN if not cand[0] & ~held]
     if len(cands) <= 1:
         return (cands[0][1], (cands[0][2],)) if cands else (0, ())
+    # Only the cards of some straight count: the search over the others' places
+    # only leaves them out. The same straights come back with other cards beside.
+    useful = 0
+    for cand in cands:
+        useful |= cand[0]
+    return _plain_search(useful)
+
+
+@lru_cache(maxsize=4096)
+def _plain_search(held: int) -> tuple[int, tuple]:
+    """``_plain_straights``' search, for the cards of its straights (``held``)."""
+    cands = [cand for cand in _PLAIN if not cand[0] & ~held]
     middles = [s for s in _MIDDLES if held & s]
     by_slot = {s: [cand for cand in cands if cand[0] & s] for s in middles}
+    twos, threes = held & _TWOS, held & _THREES
     known: dict[int, tuple[int, tuple]] = {}
 
     def go(used: int) -> tuple[int, tuple]:
@@ -344,7 +357,13 @@ def _plain_straights(held: int) -> tuple[int, tuple]:
         for slots, points, found in options:
             if slots & used:
                 continue
-            rest = go(used | slots)
+            after = used | slots
+            # a straight holds a 2 and a 3, worth at most 10: where even that many
+            # more could not beat the best found, the search beyond is not asked
+            # for (its answer could not change the best, ties keeping the first)
+            if points + STRAIGHT_FOUR * min((twos & ~after).bit_count(), (threes & ~after).bit_count()) <= best[0]:
+                continue
+            rest = go(after)
             if points + rest[0] > best[0]:
                 best = (points + rest[0], (found,) + rest[1])
         known[used] = best
