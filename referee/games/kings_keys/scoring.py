@@ -30,7 +30,6 @@ from referee.games.kings_keys.cards import (
     NUMBERS,
     is_joker,
     is_kingdom,
-    is_natural,
     sorted_cards,
 )
 
@@ -142,10 +141,12 @@ def best_joker_sets(naturals: frozenset, wilds: tuple,
         # (what the search below finds then).
         # (each item's cards added up first, then its set written from the last item
         # back, as the search does: a forged log's odd card fails as it always did)
-        items = []
-        for i in ITEMS:
-            held = [c for c in naturals if c[2] == i]
-            items.append((i, held, sum(int(c[1]) for c in held)))
+        by_item: dict[str, list[str]] = {i: [] for i in ITEMS}
+        for c in naturals:  # (in one pass: each item's cards in the set's order, as ever)
+            held = by_item.get(c[2])
+            if held is not None:
+                held.append(c)
+        items = [(i, by_item[i], sum(int(c[1]) for c in by_item[i])) for i in ITEMS]
         sets = []
         for i, held, total in reversed(items):
             points = joker_points(total)
@@ -391,7 +392,12 @@ def _colour_best(c: str, naturals: frozenset, kingdom: bool, jokers: tuple,
         score, found = _colour_straights(held, kingdom, jokers, any_card)
     else:
         score, found = _plain_straights(held)
-    wild_codes = ([f"{c}*"] if kingdom else []) + [f"*{i}" for i in jokers]
+    return score, _written(c, found, ([f"{c}*"] if kingdom else []) + [f"*{i}" for i in jokers])
+
+
+def _written(c: str, found: tuple, wild_codes: list[str]) -> list[dict]:
+    """Colour ``c``'s straights as a hand's result shows them (``wild_codes``: the
+    colour's wild cards, as the fills number them)."""
     sets = []
     for places, fill in found:
         cards, stands = [], {}
@@ -404,13 +410,29 @@ def _colour_best(c: str, naturals: frozenset, kingdom: bool, jokers: tuple,
         four = len(places) == 4
         sets.append({"set": "straight-four" if four else "straight-three", "cards": cards,
                      "stands_for": stands, "points": STRAIGHT_FOUR if four else STRAIGHT_THREE})
-    return score, sets
+    return sets
 
 
 def best_straights(naturals: frozenset, wilds: tuple,
                    any_card: bool = True) -> tuple[int, list[dict]]:
     """Jokers may serve any colour: every way of lending them to the colours is
     tried; each colour is then searched on its own (cached per set of Jokers)."""
+    if not wilds:
+        # No Joker to lend, so one way to try: each colour's cards as the bits of
+        # their places, gathered in one pass (a code no deck has goes the way below)
+        held = dict.fromkeys(COLOURS, 0)
+        for x in naturals:
+            bit = _SLOT_OF.get(x)
+            if bit is None:
+                break
+            held[x[0]] |= bit
+        else:
+            score, sets = 0, []
+            for c in COLOURS:
+                s, found = _plain_straights(held[c])
+                score += s
+                sets += _written(c, found, [])
+            return score, sets
     kingdoms = {w[0] for w in wilds if is_kingdom(w)}
     jokers = [w[1] for w in wilds if is_joker(w)]
     solved: dict = {}
@@ -442,8 +464,9 @@ def best_arrangement(cards: list[str], any_card: bool = True) -> dict:
     "points": {"kingdom": k, "straights": s, "joker": j}, "total": t}``.
     ``any_card``: a wild card may stand for a card the collection holds (the
     default reading; False for the house rule ``wild_stands_for: not-held``)."""
-    naturals = frozenset(c for c in cards if is_natural(c))
-    wilds = tuple(sorted_cards(c for c in cards if not is_natural(c)))
+    # (is_natural written out: every card of every collection scored)
+    naturals = frozenset([c for c in cards if len(c) == 3])
+    wilds = tuple(sorted_cards([c for c in cards if len(c) != 3]))
     k, kingdom = best_kingdom_sets(naturals, wilds, any_card)
     s, straights = best_straights(naturals, wilds, any_card)
     j, joker = best_joker_sets(naturals, wilds, any_card)
