@@ -24,6 +24,7 @@ re-derived yet: they are taken as logged and the report says ``seed: unrevealed`
 from __future__ import annotations
 
 import json
+from operator import attrgetter
 
 import orjson
 
@@ -45,6 +46,7 @@ from referee.table import BOT_MOVE, SEAT_TIMED_OUT, Table, bot_kinds, is_take_ba
 from referee.weekends import SEAT_CALENDAR
 
 _dumps, _SORTED = orjson.dumps, orjson.OPT_SORT_KEYS
+_TYPE = attrgetter("type")
 
 # Referee events that are no step of the game's rules (written on an admin's or a
 # clock's say, not because the engine owed them): never part of a random step
@@ -147,7 +149,9 @@ def _replay(events: list[Event], seed: str | None, salt_key: str | None = None) 
     # A log with a take-back replays part of itself again (the position it goes
     # back to, re-derived from the events already checked): it keeps its events,
     # and the engine gets copies of them.
-    history = list(events) if any(ev.type == ledgermod.RULED for ev in events) and any(
+    # (whether any event is a ruling asked without a call per event: ``in`` compares
+    # each type with it as ``==`` does)
+    history = list(events) if ledgermod.RULED in map(_TYPE, events) and any(
         is_take_back(ev) for ev in events) else None
     owned = history is None
     i = 1
