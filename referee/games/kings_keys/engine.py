@@ -234,7 +234,9 @@ class KingsKeys(Engine):
             after = [p for p in state.field if p != took] if took else left_in(state.field, card)
             top = state.pile[0]
             options = takeable(after, top)
-            if len(options) > 1 or (options and self._may_leave(state, after, top)):
+            # (may the drawn card stay: _may_leave, its piles found already)
+            if len(options) > 1 or (options and state.options["match"] == "optional"
+                                    and not completes_group(after, top)):
                 drafts.append(Draft("drawn", {"seat": seat, "card": top, "took": [],
                                               "choices": [list(p) for p in options]}))
             else:
