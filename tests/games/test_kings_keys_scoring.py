@@ -338,12 +338,13 @@ def test_straights_without_wild_cards_match_the_general_search():
     # The search for a colour with no wild card (``_plain_straights``) gives what the
     # general search gives, in either reading, straights and their order alike: for
     # every seventh of the 65,536 ways of holding a colour's sixteen cards, and for
-    # every way that holds a 2 and a 3 of three or four items (where straights compete).
-    from referee.games.kings_keys import scoring
+    # every third of those holding six or more of its eight 2s and 3s (where
+    # straights compete).
+    from referee.games.kings_keys import straights
 
-    general = scoring._colour_straights.__wrapped__
-    middles = [scoring._slot(n, i) for n in (2, 3) for i in ITEMS]
+    general = straights._colour_straights.__wrapped__
+    middles = [straights._slot(n, i) for n in (2, 3) for i in ITEMS]
     crowded = [h for h in range(1 << 16) if sum(1 for s in middles if h & s) >= 6]
     for held in [*range(0, 1 << 16, 7), *crowded[::3]]:
-        plain = scoring._plain_straights(held)
+        plain = straights._plain_straights(held)
         assert plain == general(held, False, (), True) == general(held, False, (), False), held
