@@ -11,12 +11,12 @@ round, the side going first alternating:
 1. one log of 20,001 events (a Castle Danger game nobody ends, as
    ``benchmarks/run.py`` plays it): ``referee audit LOG``. Goal >= 0.33. Shown
    beside it, in the same rounds: ``referee audit`` of the revision before (default:
-   where the branch left main, its files copied out with ``git archive``), which
-   wired the whole service to audit.
+   where the branch left main, its files copied out with ``git archive``).
 2. 100 logs in one run: ``referee audit`` given all 100 files, against one bare
    process given the same 100. The logs are finished games of random legal moves,
    25 of each game (King of Danger of 3, Castle Danger of 2 with a turn limit of
-   10, King of the Castle of 2, King's Keys of 3), about 29,000 lines. Goal >= 0.6.
+   10, King of the Castle of 2, King's Keys of 3), 26,701 lines. Goal >= 0.6. The
+   revision before is shown beside it too, in the same rounds.
 
 Each process is timed by the CPU it used (user + system, from ``wait4``): on a
 shared host a process waiting for a core is not slower, and the wall clock's rounds
@@ -143,6 +143,12 @@ def in_process(work: Path) -> None:
               f"{best[1] / best[0]:5.3f} ({best[0] / lines * 1e6:4.1f} against {best[1] / lines * 1e6:4.1f} µs a line)")
 
 
+def load() -> str:
+    """The host's load (1, 5 and 15 minutes), printed with the figures: on a shared
+    host they move with it."""
+    return "load average " + ", ".join(f"{x:.2f}" for x in os.getloadavg()) + f" on {os.cpu_count()} cores"
+
+
 def verdict(value: float, goal: float) -> str:
     return "met" if value >= goal else "NOT met"
 
@@ -158,6 +164,7 @@ def main(argv=None) -> None:
     from referee import standalone
 
     standalone.wire()
+    print(f"at the start: {load()}", flush=True)
     work = Path(tempfile.mkdtemp(prefix="referee-audit-cli-"))
     try:
         here = ROOT
@@ -194,6 +201,8 @@ def main(argv=None) -> None:
             paths, lines = many_logs(work / f"many-{len(games)}", games)
             sides = {"bare": ([sys.executable, BARE, *paths], here),
                      "audit": ([sys.executable, "-c", REFEREE, "audit", *paths], here)}
+            if before and goal is not None:  # the revision before, beside the goal's figure
+                sides["before"] = ([sys.executable, "-c", REFEREE, "audit", *paths], str(work / "before"))
             t = interleaved(sides, args.rounds)
             cpu, wall = ratio(t["bare"], t["audit"], 1), ratio(t["bare"], t["audit"], 0)
             print(f"referee audit of {len(paths)} logs in one run ({lines} lines: {label}) against one "
@@ -203,9 +212,14 @@ def main(argv=None) -> None:
             if goal is not None:
                 print(f"  GOAL audit speed / bare speed (CPU): {cpu:5.3f}   (goal >= {goal}: "
                       f"{verdict(cpu, goal)}); on the clock, shown only: {wall:5.3f}")
+                if "before" in t:
+                    print(f"  before ({before[:7]}): {med(t['before'], 1) * 1e3:6.0f} ms CPU, "
+                          f"{ratio(t['bare'], t['before'], 1):5.3f} of the bare speed "
+                          f"({ratio(t['bare'], t['before'], 0):5.3f} on the clock), shown only")
             else:
                 print(f"  audit speed / bare speed (CPU), shown only: {cpu:5.3f}; on the clock: {wall:5.3f}")
         in_process(work)
+        print(f"at the end: {load()}")
     finally:
         shutil.rmtree(work, ignore_errors=True)
 

@@ -42,13 +42,17 @@ class Rng:
         self._counter = 0
         self._words: list[int] = []  # the current digest's numbers not drawn yet, the next last
 
+    def _digest(self) -> tuple[int, int, int, int]:
+        """The stream's next digest as its four numbers, in order."""
+        if self._seed is None:
+            raise SeedUnavailable("the seed is revealed only when the game ends")
+        block = f"{self._seed}:{self._seq}:{self._counter}".encode()
+        self._counter += 1
+        return _WORDS.unpack(hashlib.sha256(block).digest())
+
     def _u64(self) -> int:
         if not self._words:
-            if self._seed is None:
-                raise SeedUnavailable("the seed is revealed only when the game ends")
-            block = f"{self._seed}:{self._seq}:{self._counter}".encode()
-            self._words = list(reversed(_WORDS.unpack(hashlib.sha256(block).digest())))
-            self._counter += 1
+            self._words = list(reversed(self._digest()))
         return self._words.pop()
 
     def randbelow(self, n: int) -> int:
@@ -63,15 +67,34 @@ class Rng:
     def shuffle(self, items) -> list:
         """A shuffled copy of ``items``."""
         out = list(items)
-        u64 = self._u64  # randbelow written out: a deal draws a number per card
-        for i in range(len(out) - 1, 0, -1):
+        need = len(out) - 1
+        if need <= 0:
+            return out
+        # randbelow written out, and the stream's numbers taken a digest at a time
+        # (a deal draws a number per card): the numbers left of the current digest,
+        # then as many digests as one number a card needs; a number rejected takes
+        # the next, another digest when none is left. What is not drawn is left for
+        # the next draw, as one number at a time would leave it.
+        words = self._words[::-1]
+        digest = self._digest
+        while len(words) < need:
+            words += digest()
+        k = 0
+        for i in range(need, 0, -1):
             n = i + 1
             limit = _TOP - (_TOP % n)
-            x = u64()
+            if k == len(words):  # (only after a number was rejected)
+                words += digest()
+            x = words[k]
+            k += 1
             while x >= limit:
-                x = u64()
+                if k == len(words):
+                    words += digest()
+                x = words[k]
+                k += 1
             j = x % n
             out[i], out[j] = out[j], out[i]
+        self._words = words[:k - 1:-1] if k < len(words) else []
         return out
 
     def choice(self, items):

@@ -169,3 +169,41 @@ def test_random_steps_draw_as_specified(seed, seq):
     assert [rng.randbelow(n) for n in (7, 1, 3, 1000)] == [below(n) for n in (7, 1, 3, 1000)]
     with pytest.raises(SeedUnavailable):
         Rng(None, seq).shuffle([1, 2])
+
+
+def test_a_shuffle_draws_what_one_number_at_a_time_draws(monkeypatch):
+    # A shuffle takes the stream's numbers a digest at a time; what it deals, and
+    # what it leaves for the next draw, is what drawing one number at a time
+    # (randbelow, swap) gives: mixed with other draws, at every length, and with
+    # numbers rejected (a number that high comes once in 2**57 draws, so the
+    # digests are made to give some: every fifth number the highest there is).
+    import struct
+
+    from referee import rng as rngmod
+
+    real = struct.Struct(">4Q")
+
+    class Some:
+        @staticmethod
+        def unpack(digest):
+            return tuple((1 << 64) - 1 - x % 3 if x % 5 == 0 else x for x in real.unpack(digest))
+
+    def by_one(r, items):
+        out = list(items)
+        for i in range(len(out) - 1, 0, -1):
+            j = r.randbelow(i + 1)
+            out[i], out[j] = out[j], out[i]
+        return out
+
+    for words in (real, Some):
+        monkeypatch.setattr(rngmod, "_WORDS", words)
+        rnd = random.Random("shuffles")
+        for k in range(300):
+            fast, slow = Rng(f"seed-{k}", k), Rng(f"seed-{k}", k)
+            for _ in range(rnd.randint(1, 5)):
+                n = rnd.randint(0, 70)
+                if rnd.random() < 0.6:
+                    assert fast.shuffle(range(n)) == by_one(slow, range(n))
+                elif n:
+                    assert fast.randbelow(n) == slow.randbelow(n)
+            assert fast.randbelow(1000) == slow.randbelow(1000)

@@ -332,3 +332,19 @@ def test_the_not_held_reading_by_hand():
     cards = ["R1S", "R2A", "R3C", "R1C", "R3S", "*A"]
     assert points(cards)["straights"] == 10
     assert best_arrangement(cards, any_card=False)["points"]["straights"] == 5
+
+
+def test_straights_without_wild_cards_match_the_general_search():
+    # The search for a colour with no wild card (``_plain_straights``) gives what the
+    # general search gives, in either reading, straights and their order alike: for
+    # every seventh of the 65,536 ways of holding a colour's sixteen cards, and for
+    # every third of those holding six or more of its eight 2s and 3s (where
+    # straights compete).
+    from referee.games.kings_keys import straights
+
+    general = straights._colour_straights.__wrapped__
+    middles = [straights._slot(n, i) for n in (2, 3) for i in ITEMS]
+    crowded = [h for h in range(1 << 16) if sum(1 for s in middles if h & s) >= 6]
+    for held in [*range(0, 1 << 16, 7), *crowded[::3]]:
+        plain = straights._plain_straights(held)
+        assert plain == general(held, False, (), True) == general(held, False, (), False), held

@@ -253,7 +253,9 @@ class KingOfDanger(Engine):
                 state.trackers = [TRACKER_START] * state.players
             state.phase = PLAY
         elif event.type == "card-played":
-            seat, card = c(p["seat"]), c(p["card"])
+            seat, card = p["seat"], p["card"]
+            if type(seat) is not int or type(card) is not str:  # (a number and a code share nothing)
+                seat, card = c(seat), c(card)
             if p["from"] == "hand":
                 state.hands[seat].remove(card)
             else:

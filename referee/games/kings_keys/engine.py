@@ -54,6 +54,9 @@ WILD_STANDS_FOR = ("any", "not-held")
 # the field.
 MATCH = ("compulsory", "optional")
 OPTIONS = ("wild_cards", "first_dealer", "deck", "wild_stands_for", "match", "on_resign")
+# The referee's step owed at each stage (asked at every card: made once, not per call)
+STEPS = {"deal": "deal the hand", "forfeit": "gather a forfeited deal for the same dealer to deal again",
+         "score": "score the hand", "end": "end the game"}
 
 
 @dataclass(kw_only=True)
@@ -116,10 +119,7 @@ class KingsKeys(Engine):
     def due(self, state: KingsKeysState) -> str | None:
         if state.result is not None:
             return None
-        return {"deal": "deal the hand",
-                "forfeit": "gather a forfeited deal for the same dealer to deal again",
-                "score": "score the hand",
-                "end": "end the game"}.get(state.stage)
+        return STEPS.get(state.stage)
 
     def settle(self, state: KingsKeysState, rng) -> list[Draft]:
         if state.stage == "deal":
@@ -234,7 +234,9 @@ class KingsKeys(Engine):
             after = [p for p in state.field if p != took] if took else left_in(state.field, card)
             top = state.pile[0]
             options = takeable(after, top)
-            if len(options) > 1 or (options and self._may_leave(state, after, top)):
+            # (may the drawn card stay: _may_leave, its piles found already)
+            if len(options) > 1 or (options and state.options["match"] == "optional"
+                                    and not completes_group(after, top)):
                 drafts.append(Draft("drawn", {"seat": seat, "card": top, "took": [],
                                               "choices": [list(p) for p in options]}))
             else:

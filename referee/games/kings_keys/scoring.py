@@ -21,8 +21,7 @@ tries every use of the wild cards, not the first that looks good.
 
 from __future__ import annotations
 
-from functools import cache, lru_cache
-from itertools import permutations, product
+from functools import cache
 
 from referee.games.kings_keys.cards import (
     COLOURS,
@@ -30,12 +29,11 @@ from referee.games.kings_keys.cards import (
     NUMBERS,
     is_joker,
     is_kingdom,
-    is_natural,
     sorted_cards,
 )
+from referee.games.kings_keys.straights import best_straights
 
 KINGDOM_FOUR, KINGDOM_THREE = 15, 10
-STRAIGHT_FOUR, STRAIGHT_THREE = 10, 5
 JOKER_THRESHOLD = 12
 
 
@@ -142,10 +140,12 @@ def best_joker_sets(naturals: frozenset, wilds: tuple,
         # (what the search below finds then).
         # (each item's cards added up first, then its set written from the last item
         # back, as the search does: a forged log's odd card fails as it always did)
-        items = []
-        for i in ITEMS:
-            held = [c for c in naturals if c[2] == i]
-            items.append((i, held, sum(int(c[1]) for c in held)))
+        by_item: dict[str, list[str]] = {i: [] for i in ITEMS}
+        for c in naturals:  # (in one pass: each item's cards in the set's order, as ever)
+            held = by_item.get(c[2])
+            if held is not None:
+                held.append(c)
+        items = [(i, by_item[i], sum(int(c[1]) for c in by_item[i])) for i in ITEMS]
         sets = []
         for i, held, total in reversed(items):
             points = joker_points(total)
@@ -214,155 +214,6 @@ def best_joker_sets(naturals: frozenset, wilds: tuple,
     return score, list(sets)
 
 
-# ---- the Queen: straights --------------------------------------------------------------
-
-_PATTERNS = ((1, 2, 3), (2, 3, 4), (1, 2, 3, 4))
-
-
-def _slot(n: int, i: str) -> int:
-    return 1 << ((n - 1) * 4 + ITEMS.index(i))
-
-
-# Every straight's places (number, item) and their bits, in the order the search
-# has always tried them (ties keep the first found, so the order is part of the
-# result): built once, not for every colour of every collection scored.
-_STRAIGHTS = tuple(
-    (places, tuple(_slot(n, i) for n, i in places), sum(_slot(n, i) for n, i in places))
-    for pattern in _PATTERNS for items in permutations(ITEMS, len(pattern))
-    for places in (tuple(zip(pattern, items, strict=True)),))
-_MIDDLES = tuple(_slot(n, i) for n in (2, 3) for i in ITEMS)
-_SLOT_OF = {f"{c}{n}{i}": _slot(n, i) for c in COLOURS for n in NUMBERS for i in ITEMS}
-
-
-@lru_cache(maxsize=4096)
-def _colour_straights(held: int, kingdom: bool, jokers: tuple, any_card: bool) -> tuple[int, tuple]:
-    """The best straights of one colour, the colour left out: ``held`` the bits of
-    its naturals (``_slot``), ``kingdom`` whether its Kingdom card is held, ``jokers``
-    the items of the Jokers lent to it. The answer is (points, the straights as
-    (places, fill)), a fill naming for each place None (the held card) or the wild
-    card standing for it by its index among the colour's wild cards (the Kingdom
-    card first, then the Jokers lent). Every straight holds a 2 and a 3, so the
-    search decides the naturals of number 2 and 3 one at a time: each is left out
-    or put in one of the straights that can hold it; straights whose 2 and 3 are
-    both wild cards come last. The same colour's cards come back in many
-    collections (and in every way of lending the Jokers), hence the cache."""
-    # the wild cards that may stand for a card of each item: the Kingdom card any
-    serves = {i: [k for k, w in enumerate(((None,) if kingdom else ()) + jokers) if w is None or w == i]
-              for i in ITEMS}
-    cands = []
-    for places, bits, mask in _STRAIGHTS:
-        if mask & ~held and not (kingdom or jokers):
-            continue  # a card missing and no wild card to stand for it
-        choices = []
-        for (_, i), bit in zip(places, bits, strict=True):
-            # the held card itself, or a wild card standing for it (the held one
-            # may then serve in another straight); without any_card a held card is
-            # always shown by itself
-            if held & bit:
-                choices.append([None] + serves[i] if any_card else [None])
-            else:
-                choices.append(serves[i])
-        for fill in product(*choices):
-            used = [w for w in fill if w is not None]
-            if len(used) != len(set(used)):
-                continue
-            slots = wmask = 0
-            for bit, w in zip(bits, fill, strict=True):
-                if w is None or not any_card:
-                    # a held card is used up; without any_card so is the card a
-                    # wild card stands for (no two stand for one)
-                    slots |= bit
-                if w is not None:
-                    wmask |= 1 << w
-            cands.append((slots, wmask, STRAIGHT_FOUR if len(places) == 4 else STRAIGHT_THREE,
-                          (places, fill)))
-    if len(cands) <= 1:
-        # no straight to make, or one (which the search below finds at the first
-        # of its 2 and 3 it decides): nothing to choose
-        return (cands[0][2], (cands[0][3],)) if cands else (0, ())
-    middles = [s for s in _MIDDLES if held & s]
-    by_slot = {s: [k for k, cand in enumerate(cands) if cand[0] & s] for s in middles}
-
-    @cache
-    def go(used: int, wmask: int) -> tuple[int, tuple]:
-        nxt = next((s for s in middles if not used & s), None)
-        if nxt is not None:
-            best = go(used | nxt, wmask)
-            options = by_slot[nxt]
-        else:
-            best = (0, ())
-            options = range(len(cands))
-        for k in options:
-            slots, wm, points, _ = cands[k]
-            if slots & used or wm & ~wmask:
-                continue
-            rest = go(used | slots, wmask & ~wm)
-            if points + rest[0] > best[0]:
-                best = (points + rest[0], (k,) + rest[1])
-        return best
-
-    score, ks = go(0, (1 << (len(jokers) + kingdom)) - 1)
-    return score, tuple(cands[k][3] for k in ks)
-
-
-def _colour_best(c: str, naturals: frozenset, kingdom: bool, jokers: tuple,
-                 any_card: bool) -> tuple[int, list[dict]]:
-    """The straights of colour ``c`` (its naturals, its Kingdom card if held, the
-    Jokers lent to it), written out as a hand's result shows them."""
-    held = 0
-    for x in naturals:
-        if x[0] == c:
-            bit = _SLOT_OF.get(x)
-            if bit is None:
-                # not a card of the deck (a forged log's deal, taken as logged while
-                # the seed is secret): read as the search always read it, its number
-                # an int (or the error int() gives), a place only if there is one
-                n = int(x[1])
-                bit = _slot(n, x[2]) if n in NUMBERS and x[2] in ITEMS else 0
-            held |= bit
-    score, found = _colour_straights(held, kingdom, jokers, any_card)
-    wild_codes = ([f"{c}*"] if kingdom else []) + [f"*{i}" for i in jokers]
-    sets = []
-    for places, fill in found:
-        cards, stands = [], {}
-        for (n, i), w in zip(places, fill, strict=True):
-            if w is None:
-                cards.append(f"{c}{n}{i}")
-            else:
-                cards.append(wild_codes[w])
-                stands[wild_codes[w]] = f"{c}{n}{i}"
-        four = len(places) == 4
-        sets.append({"set": "straight-four" if four else "straight-three", "cards": cards,
-                     "stands_for": stands, "points": STRAIGHT_FOUR if four else STRAIGHT_THREE})
-    return score, sets
-
-
-def best_straights(naturals: frozenset, wilds: tuple,
-                   any_card: bool = True) -> tuple[int, list[dict]]:
-    """Jokers may serve any colour: every way of lending them to the colours is
-    tried; each colour is then searched on its own (cached per set of Jokers)."""
-    kingdoms = {w[0] for w in wilds if is_kingdom(w)}
-    jokers = [w[1] for w in wilds if is_joker(w)]
-    solved: dict = {}
-
-    def colour_best(c: str, lent: tuple) -> tuple[int, list[dict]]:
-        if (c, lent) not in solved:
-            solved[c, lent] = _colour_best(c, naturals, c in kingdoms, lent, any_card)
-        return solved[c, lent]
-
-    best: tuple[int, list[dict]] = (-1, [])
-    for where in product((None,) + tuple(COLOURS), repeat=len(jokers)):
-        score, sets = 0, []
-        for c in COLOURS:
-            lent = tuple(j for j, w in zip(jokers, where, strict=True) if w == c)
-            s, found = colour_best(c, lent)
-            score += s
-            sets += found
-        if score > best[0]:
-            best = (score, sets)
-    return best
-
-
 # ---- the whole collection ------------------------------------------------------------
 
 
@@ -372,8 +223,9 @@ def best_arrangement(cards: list[str], any_card: bool = True) -> dict:
     "points": {"kingdom": k, "straights": s, "joker": j}, "total": t}``.
     ``any_card``: a wild card may stand for a card the collection holds (the
     default reading; False for the house rule ``wild_stands_for: not-held``)."""
-    naturals = frozenset(c for c in cards if is_natural(c))
-    wilds = tuple(sorted_cards(c for c in cards if not is_natural(c)))
+    # (is_natural written out: every card of every collection scored)
+    naturals = frozenset([c for c in cards if len(c) == 3])
+    wilds = tuple(sorted_cards([c for c in cards if len(c) != 3]))
     k, kingdom = best_kingdom_sets(naturals, wilds, any_card)
     s, straights = best_straights(naturals, wilds, any_card)
     j, joker = best_joker_sets(naturals, wilds, any_card)
