@@ -9,8 +9,7 @@ import datetime
 import json
 
 from referee.entries import printable
-from referee.mail.words import banks_line, deadline_line, game_line
-from referee.narration import joined
+from referee.mail.words import game_line, turn_lines
 
 
 def when_said(day: str, hour: int) -> str:
@@ -37,16 +36,7 @@ def section(n: int, body: dict, reply_to: str, link: str | None) -> list[str]:
         lines += ["Since your last notice:"] + [f"  {h}" for h in body["happened"]]
         lines.append("")
     lines.append(body["text"].rstrip())
-    if body["legal"]:
-        lines += ["", "Your legal moves:"] + [f"  {m}" for m in body["legal"]]
-    elif body["to_act"] and body["status"] == "active":
-        lines += ["", "Waiting for: " + joined(body["to_act"])]
-    when = deadline_line(body)
-    if when:
-        lines += ["", when]
-    banks = banks_line(body)
-    if banks:
-        lines.append(banks)
+    lines += turn_lines(body)
     lines += ["", f"A reply for this game alone: {reply_to}"]
     if link:
         lines += ["Your page (it plays as your seat: keep it to yourself):", link]

@@ -99,6 +99,23 @@ def headline(body: dict) -> str:
     return line
 
 
+def turn_lines(body: dict) -> list[str]:
+    """Under the position: the seat's legal moves (or whom the game waits for), its
+    deadline and the banks, as a notice and a digest's section both show them."""
+    lines: list[str] = []
+    if body["legal"]:
+        lines += ["", "Your legal moves:"] + [f"  {m}" for m in body["legal"]]
+    elif body["to_act"] and body["status"] == "active":
+        lines += ["", "Waiting for: " + joined(body["to_act"])]
+    when = deadline_line(body)
+    if when:
+        lines += ["", when]
+    banks = banks_line(body)
+    if banks:
+        lines.append(banks)
+    return lines
+
+
 def deadline_line(body: dict) -> str | None:
     """When the seat must move, in words, and how long that was from the notice."""
     at = body.get("deadline")
@@ -198,16 +215,7 @@ def notice_text(body: dict, link: str | None = None) -> str:
         lines += ["", "Since the last notice:" if onlooker else "Since your last notice:"]
         lines += [f"  {h}" for h in body["happened"]]
     lines += ["", body["text"].rstrip()]
-    if body["legal"]:
-        lines += ["", "Your legal moves:"] + [f"  {m}" for m in body["legal"]]
-    elif body["to_act"] and body["status"] == "active":
-        lines += ["", "Waiting for: " + joined(body["to_act"])]
-    when = deadline_line(body)
-    if when:
-        lines += ["", when]
-    banks = banks_line(body)
-    if banks:
-        lines.append(banks)
+    lines += turn_lines(body)
     if body["legal"]:
         lines += ["", f"Reply with your moves on the first lines (add #{body['version']} to apply "
                       "them only at this version); 'show' resends this notice, 'help' explains."]
