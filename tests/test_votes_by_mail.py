@@ -7,19 +7,34 @@ from __future__ import annotations
 import time
 
 from referee.mail import sending
-from tests.helpers import Game
 from tests.test_inbound_email import message, post
 
 PLAYERS = [{"name": "Ann", "email": "ann@players.example"}, {"name": "Bob", "email": "bob@players.example"},
            {"name": "Cy", "email": "cy@players.example"}]
 
 
-def table(client, seed: str, players=3) -> tuple[Game, object]:
-    g = Game(client, "king-of-danger", PLAYERS[:players], {"seed": seed})
-    return g, client.application.extensions["referee"]
+class Table:
+    """A game of King of Danger made over HTTP, read back with its admin's or a seat's token."""
+
+    def __init__(self, client, seed: str, players: int):
+        r = client.post("/v1/games", json={"game": "king-of-danger", "players": PLAYERS[:players],
+                                           "options": {"seed": seed}})
+        assert r.status_code == 201, r.json
+        self.client, self.id = client, r.json["id"]
+        self.tokens = {"admin": r.json["admin_token"], **{i: s["token"] for i, s in enumerate(r.json["seats"])}}
+
+    def get(self, path: str, who):
+        return self.client.get(f"/v1/games/{self.id}{path}", headers={"Authorization": f"Bearer {self.tokens[who]}"})
+
+    def summary(self) -> dict:
+        return self.get("", "admin").json
 
 
-def reply(client, service, g: Game, seat: int, body: str, msgid: str):
+def table(client, seed: str, players=3) -> tuple[Table, object]:
+    return Table(client, seed, players), client.application.extensions["referee"]
+
+
+def reply(client, service, g: Table, seat: int, body: str, msgid: str):
     """A seat's reply to its notice: sent to its reply address, the notice quoted."""
     to = sending.reply_address(service, g.id, seat)
     return post(client, message(to, f"{body}\n\nOn Monday Referee wrote:\n> play W1\n> vote no\n", msgid=msgid))
@@ -35,7 +50,7 @@ def answers(service, smtp, before: int) -> dict:
     return out
 
 
-def log_types(g: Game) -> list[str]:
+def log_types(g: Table) -> list[str]:
     return [e["type"] for e in g.get("/events", "admin").json["events"]]
 
 
