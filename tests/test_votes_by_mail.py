@@ -160,3 +160,40 @@ def test_help_names_the_votes_and_disputes(client, smtp):
     assert reply(client, service, g, 0, "help", "<help@x>").status_code == 202
     text = answers(service, smtp, before)["<help@x>"][0][2]
     assert "'propose draw'" in text and "'vote yes' or 'vote no'" in text and "'dispute #N" in text
+
+
+def test_a_vote_carried_by_two_seats_mails_through_the_mail_gateway(client, smtp):
+    """Over SMTP into the referee's own mail gateway: the seats' replies are taken
+    (250), a refusal too (told to the seat, not bounced), and the vote carries."""
+    import smtplib
+
+    from referee.mail import gateway
+    from tests.conftest import free_port
+
+    g, service = table(client, "mail-gateway", players=2)
+    port = free_port()
+    server = gateway.controller(service, "127.0.0.1", port, "league.example")
+    server.start()
+    try:
+        def send(seat: int, body: str, msgid: str) -> str:
+            to = sending.reply_address(service, g.id, seat)
+            raw = message(to, f"{body}\n\n-- \nsent by a player\n", msgid=msgid)
+            with smtplib.SMTP("127.0.0.1", port, timeout=30) as smtp_client:
+                smtp_client.ehlo()
+                smtp_client.mail(PLAYERS[seat]["email"])
+                smtp_client.rcpt(to)
+                code, said = smtp_client.data(raw)
+            assert code == 250, said
+            return said.decode()
+
+        before = len(smtp.inbox.messages)
+        assert "refused" in send(1, "vote yes", "<gw-early@x>")  # nothing to answer yet
+        assert send(0, "propose draw", "<gw-p@x>") == "OK"
+        assert send(1, "vote yes", "<gw-y@x>") == "OK"
+    finally:
+        server.stop()
+    assert g.summary()["status"] == "finished"
+    assert log_types(g).count("vote-carried") == 1
+    got = answers(service, smtp, before)
+    assert "Refused (no-such-vote)" in got["<gw-early@x>"][0][2]
+    assert "carried, every player said yes" in got["<gw-y@x>"][0][2]
