@@ -98,8 +98,11 @@ class InboundNoMove(Schema):
     """A mail that made no move of one game: a command answered, a robot's mail
     dropped, or a reply to a daily digest (its games each applied or refused)."""
 
-    answered = fields.String(metadata={"enum": ["show", "help", "digest"],
+    answered = fields.String(metadata={"enum": ["show", "help", "propose", "vote", "dispute", "digest"],
                                        "description": "the command answered by e-mail, or `digest`"})
+    vote = fields.Dict(metadata={"description": "the vote a `propose` or `vote` mail opened or answered: "
+                                                "{id, proposal, by, state, yes, reason?}"})
+    dispute = fields.Dict(metadata={"description": "the dispute a `dispute` mail opened: {id, seq, text, by, status}"})
     games = fields.List(fields.Nested(DigestReplyGame), metadata={
         "description": "a digest's reply: each game it named, in order"})
     ignored = fields.String(metadata={"description": "why the mail was dropped unanswered "

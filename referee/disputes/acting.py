@@ -38,20 +38,25 @@ class Disputes:
             raise NotYourSeat(f"{what} is a seat's: the admin token rules, it does not vote or dispute")
         return caller.seat
 
-    def open_vote(self, game_id: str, caller: Caller, body) -> dict:
+    def _once(self, caller: Caller, idempotency_key: str | None, kind: str, body):
+        """The key that makes a seat's request idempotent (a mail's: referee/mail/asking.py)."""
+        return self.service.once(caller, idempotency_key, {"request": kind, "body": body})
+
+    def open_vote(self, game_id: str, caller: Caller, body, idempotency_key: str | None = None) -> dict:
         seat = self._seat(caller, "a vote")
         answer = self.service.write_proposal(game_id, caller, lambda table, at, key: table.propose_seat(
-            seat, ledgermod.VOTE_OPENED, body, at, key))
+            seat, ledgermod.VOTE_OPENED, body, at, key),
+            once=self._once(caller, idempotency_key, ledgermod.VOTE_OPENED, body))
         vote_id = answer["events"][0]["seq"]
         return {**answer, "vote": self.vote(game_id, vote_id)}
 
-    def answer_vote(self, game_id: str, caller: Caller, vote_id, body) -> dict:
+    def answer_vote(self, game_id: str, caller: Caller, vote_id, body, idempotency_key: str | None = None) -> dict:
         seat = self._seat(caller, "an answer to a vote")
         if not isinstance(body, dict):
             raise MalformedMove("the body must be a JSON object", field="body")
         asked = {**body, "vote": vote_id}
         answer = self.service.write_proposal(game_id, caller, lambda table, at, key: table.propose_seat(
-            seat, ledgermod.VOTED, asked, at, key))
+            seat, ledgermod.VOTED, asked, at, key), once=self._once(caller, idempotency_key, ledgermod.VOTED, asked))
         return {**answer, "vote": self.vote(game_id, vote_id)}
 
     def vote(self, game_id: str, vote_id: int) -> dict:
@@ -76,11 +81,12 @@ class Disputes:
                 out["reason"] = p.get("reason")
         return out
 
-    def open_dispute(self, game_id: str, caller: Caller, body) -> dict:
+    def open_dispute(self, game_id: str, caller: Caller, body, idempotency_key: str | None = None) -> dict:
         seat = self._seat(caller, "a dispute")
         self.standing.mark(game_id)  # first: a process killed after the append leaves it marked
         answer = self.service.write_proposal(game_id, caller, lambda table, at, key: table.propose_seat(
-            seat, ledgermod.DISPUTE_OPENED, body, at, key), while_over=True)
+            seat, ledgermod.DISPUTE_OPENED, body, at, key), while_over=True,
+            once=self._once(caller, idempotency_key, ledgermod.DISPUTE_OPENED, body))
         p = answer["events"][0]["payload"]
         dispute = {"id": p["dispute"], "seq": p["seq"], "text": p["text"], "by": p["by"], "status": "open"}
         return {**answer, "dispute": dispute}

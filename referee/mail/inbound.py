@@ -10,7 +10,9 @@ The order matters:
    outdated key, is refused and gets no answer: the referee only ever writes to
    the addresses it was given, never to a From line that anyone can forge.
 3. ``show`` resends the seat's notice; ``help`` explains how to reply.
-4. Otherwise the lines are the seat's moves. Applied or refused, the seat gets an
+4. A first line ``propose …``, ``vote yes|no`` or ``dispute …`` asks for a vote,
+   answers one or opens a dispute (referee/mail/asking.py).
+5. Otherwise the lines are the seat's moves. Applied or refused, the seat gets an
    answer on its own channels: the moves applied, or the refusal with its rule,
    then its view and legal moves.
 
@@ -27,14 +29,17 @@ import re
 from referee.errors import Unauthenticated
 from referee.games import engine as engine_by_name
 from referee.games.base import MalformedMove, RefereeError
-from referee.mail import loops, outbox, reading, sending
+from referee.mail import asking, loops, outbox, reading, sending
 from referee.narration import named
 
 HELP = ("Reply to a notice with your moves on the first lines, in the game's notation, one "
         "move per line; your legal moves are listed in each notice. Everything under your "
         "moves is left alone: the quoted notice, your signature. A line #N (N the version "
         "in the notice) applies the moves only if nothing has happened since. Write 'show' "
-        "to have your notice sent again, 'help' for this. Only replies to your own reply "
+        "to have your notice sent again, 'help' for this. 'propose draw' (or cancel, pause, resume) "
+        "asks the other players to agree; 'vote yes' or 'vote no' answers the vote under way; "
+        "'dispute' followed by your words (and the lines below) asks the organiser to rule, "
+        "'dispute #N …' about event N. Only replies to your own reply "
         "address count; answers go to the address the organiser registered for you.")
 
 
@@ -57,12 +62,15 @@ def seat_of(service, got: dict):
     return service.caller(got["game"], got["token"])
 
 
-def _answer(service, who, reason: str, note: str, key: str, msg_id: str | None) -> bool:
-    """Queue the answer to one mail, named after it (so at most one per mail);
-    False when the seat has no channel to answer on."""
+def _answer(service, who, reason: str, note: str, key: str, msg_id: str | None,
+            version: int | None = None) -> bool:
+    """Queue the answer to one mail, named after it (so at most one per mail;
+    ``version``: the version naming it, when not the game's now); False when the
+    seat has no channel to answer on."""
     if str(who.seat) not in who.record.extra.get("contacts", {}):
         return False  # the HTTP caller has the answer, nobody else
-    outbox.queue_notice(service, who.record.id, who.seat, reason, note, tag=key[:16], in_reply_to=msg_id)
+    outbox.queue_notice(service, who.record.id, who.seat, reason, note, version=version, tag=key[:16],
+                        in_reply_to=msg_id)
     return True
 
 
@@ -90,7 +98,8 @@ def which_line(engine, text: str, index) -> str | None:
 
 def receive(service, raw: bytes, recipients: list[str] | None = None, mail_from: str | None = None) -> dict:
     """Handle one mail. Returns ``{"ignored": why}`` for a robot's mail,
-    ``{"answered": "show"|"help", ...}`` for a command, or the move's result
+    ``{"answered": "show"|"help", ...}`` for a command, ``{"answered":
+    "propose"|"vote"|"dispute", ...}`` for a vote's or a dispute's mail, or the move's result
     (``{version, events}``). A refusal is raised; ``answered`` on it says whether
     the seat was told by an answer of its own (else only the caller can tell it:
     the mail named no seat, or the seat has no channel)."""
@@ -118,6 +127,8 @@ def receive(service, raw: bytes, recipients: list[str] | None = None, mail_from:
     if got["command"] == "help":
         _answer(service, who, "help", HELP, key, mid)
         return {"answered": "help", "version": service.summary(game_id)["version"]}
+    if asking.asked(got["text"]):
+        return asking.act(service, who, got["text"], got["version"], key, mid, _answer)
     return apply_mail(service, who, got["text"], got["version"], key, mid)
 
 

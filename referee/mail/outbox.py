@@ -36,6 +36,8 @@ REASONS = ("start", "turn", "trick", "hand", "game-over", "reminder", "timeout",
            "left",
            # answers to a mail (referee/mail/inbound.py)
            "applied", "refused", "show", "help",
+           # answers to a mail that asks for a vote, answers one or opens a dispute (referee/mail/asking.py)
+           "request-taken", "request-refused",
            # to the organiser: a seat's notice could not be delivered (referee/mail/sending.py)
            "undelivered",
            # to a league's player after each round and at the finish (referee/leagues/advancing.py)
@@ -263,7 +265,8 @@ def sweep(service, game_id: str) -> list[str]:
             reason = "vote"
             vote = max(seq for seq, t, _ in changes if t == VOTE_OPENED and seq > since)
             note = (f"Answer vote {vote} (below, in the log) with POST /v1/games/{game_id}/votes/{vote} "
-                    '{"yes": true} or {"yes": false} and your token; one no or the next move ends it.')
+                    '{"yes": true} or {"yes": false} and your token, or reply "vote yes" or "vote no" to '
+                    "this mail; one no or the next move ends it.")
         elif since == 0:
             reason = "start"
         elif gone:

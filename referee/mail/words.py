@@ -35,6 +35,8 @@ TO_A_SEAT = {
     "refused": ("your move is refused", "Your mailed move was refused."),
     "show": ("the game as it stands", "The game as it stands."),
     "help": ("how to play by e-mail", "How to play by e-mail."),
+    "request-taken": ("your request is taken", "Your mailed request was taken."),
+    "request-refused": ("your request is refused", "Your mailed request was refused."),
     "dispute": ("a dispute is open", "A player disputes the game: the clocks stand still until the organiser rules."),
     "ruling": ("the organiser has ruled", "The organiser has ruled on a dispute."),
     "vote": ("a vote to answer", "A player proposes a vote: every seat's yes carries it."),

@@ -47,18 +47,21 @@ class Moves:
         """Whether this process keeps the game's record for its moves."""
         return self._kept_record(game_id) is not None
 
+    def once(self, caller: Caller, idempotency_key: str | None, body) -> tuple[str, str] | None:
+        """What makes a request idempotent: (the store's key, the request's
+        fingerprint), the key the caller's own (a seat's token hash), or None."""
+        if idempotency_key is None:
+            return None
+        if (not isinstance(idempotency_key, str) or not 1 <= len(idempotency_key) <= 200
+                or not idempotency_key.isprintable() or not idempotency_key.isascii()):
+            raise MalformedMove("Idempotency-Key must be 1 to 200 printable ASCII characters",
+                                field="Idempotency-Key")
+        return f"{caller.token_hash}:{idempotency_key}", hashlib.sha256(canonical(body)).hexdigest()
+
     def _submit(self, game_id: str, caller: Caller, body: dict, idempotency_key: str | None, tally=None) -> dict:
         self._need_seat(caller, "moves are made with a seat's token")
         moves, expected = self._moves_from(game_id, body)
-        idem = None
-        if idempotency_key is not None:
-            if (not isinstance(idempotency_key, str) or not 1 <= len(idempotency_key) <= 200
-                    or not idempotency_key.isprintable() or not idempotency_key.isascii()):
-                raise MalformedMove("Idempotency-Key must be 1 to 200 printable ASCII characters",
-                                    field="Idempotency-Key")
-            key = f"{caller.token_hash}:{idempotency_key}"
-            fingerprint = hashlib.sha256(canonical(body)).hexdigest()
-            idem = (key, fingerprint)
+        idem = self.once(caller, idempotency_key, body)
         rec = caller.record if caller.record is not None and caller.record.id == game_id else self.record(game_id)
         self._heal(rec)
         for _ in range(self.max_retries):

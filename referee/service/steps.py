@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from referee.appended import Appended
 from referee.caller import Caller
-from referee.errors import Forbidden, GameOver, MalformedMove, VersionConflict
+from referee.errors import Forbidden, GameOver, MalformedMove, RefereeError, VersionConflict
 from referee.events import utcnow
 from referee.games.base import ADMIN
 from referee.service.shared import timer_after
-from referee.store.base import Conflict
+from referee.store.base import Conflict, DuplicateRequest
 
 
 class Steps:
@@ -34,30 +34,49 @@ class Steps:
             raise Forbidden(f"only the admin token may {what}")
         return self.write_proposal(game_id, caller, propose)
 
-    def write_proposal(self, game_id: str, caller: Caller, propose, while_over: bool = False) -> dict:
+    def write_proposal(self, game_id: str, caller: Caller, propose, while_over: bool = False,
+                       once: tuple[str, str] | None = None) -> dict:
         """Append what ``propose(table, at, salt_key)`` proposes (the caller's right
         to it checked by whoever asks), compare-and-set; ``while_over``: also once
         the game is over (a dispute, a ruling after the end). The answer carries
         the receipt of the last event written; a referee step it makes due (a
-        vote's end, the seed's reveal) is queued."""
+        vote's end, the seed's reveal) is queued. ``once``: (key, fingerprint) as
+        ``Moves.once`` makes them: a request asked again under its key gets its
+        first answer and writes nothing (a mail delivered twice)."""
         rec = caller.record if caller.record is not None and caller.record.id == game_id else self.record(game_id)
         with self._lock(game_id):
+            if once is not None:
+                earlier = self.store.answer(game_id, once[0])
+                if earlier is not None:
+                    return self._replayed(earlier, once[1])
             table = self.load(game_id, rec)
             if table.over and not while_over:
                 raise GameOver("the game is already over")
-            events, fork = propose(table, utcnow(), rec.salt_secret)
             try:
-                self.store.append(game_id, table.seq, events, status=fork.status,
+                events, fork = propose(table, utcnow(), rec.salt_secret)
+            except RefereeError:
+                # the same request may have been written by another process after we looked
+                earlier = self.store.answer(game_id, once[0]) if once is not None else None
+                if earlier is not None:
+                    return self._replayed(earlier, once[1])
+                raise
+            # signed before the append, so that a request asked again gets it to the byte
+            answer = self.receipted({"version": fork.seq, "status": fork.status,
+                                     "events": [self._redact(fork, ev, caller.viewer) for ev in events]},
+                                    game_id, events[-1])
+            idem = (once[0], {"fingerprint": once[1], "answer": answer}) if once is not None else None
+            try:
+                self.store.append(game_id, table.seq, events, status=fork.status, idem=idem,
                                   snapshot=self._snapshot(fork, table.seq), timer=timer_after(table, fork),
                                   to_act=fork.to_act())
             except Conflict as lost:
                 self.forget(game_id)
                 raise VersionConflict("the game moved on; try again", current_version=lost.current) from None
+            except DuplicateRequest as dup:
+                self.forget(game_id)
+                return self._replayed(dup.answer, once[1])
             table.commit(fork)
         self.followers.publish(Appended(game_id, tuple(events), fork, rec, "admin"))
-        answer = self.receipted({"version": fork.seq, "status": fork.status,
-                                 "events": [self._redact(fork, ev, caller.viewer) for ev in events]},
-                                game_id, events[-1])
         if fork.due() is not None:
             self.queue.enqueue_settle(game_id, fork.seq)
             now = self.record(game_id)  # after the steps the queue ran already (embedded)
