@@ -352,3 +352,25 @@ def test_an_extension_is_for_a_seat_on_the_clock(client):
     r = rule(g, "admin", d["id"], {"kind": "extend", "seat": waiting, "seconds": 60})
     assert r.status_code == 400 and r.json["field"] == "decision.seat", r.json
     assert g.summary()["version"] == version
+
+
+def test_a_vote_an_answer_and_a_dispute_sent_twice_with_one_idempotency_key_are_written_once(client):
+    g = Game(client, "king-of-danger", 2, {"seed": 16})
+
+    def twice(path, body, seat, key):
+        headers = {**g.auth(seat), "Idempotency-Key": key}
+        first = client.post(f"/v1/games/{g.id}/{path}", json=body, headers=headers)
+        version = g.summary()["version"]
+        again = client.post(f"/v1/games/{g.id}/{path}", json=body, headers=headers)
+        assert first.status_code == again.status_code == 201, (first.json, again.json)
+        assert again.json["events"] == first.json["events"] and g.summary()["version"] == version
+        other = client.post(f"/v1/games/{g.id}/{path}", json={**body, "x": 1}, headers=headers)
+        assert other.status_code == 422 and other.json["code"] == "idempotency-key-reused"  # another request
+        assert g.summary()["version"] == version
+        return first.json
+
+    vote = twice("votes", {"proposal": "pause"}, 0, "v1")["vote"]["id"]
+    twice(f"votes/{vote}", {"yes": True}, 1, "a1")
+    d = twice("disputes", {"text": "that card was seen"}, 1, "d1")["dispute"]
+    view = client.get(f"/v1/games/{g.id}/view", headers=g.auth(0)).json
+    assert [x["id"] for x in view["disputes"]] == [d["id"]]

@@ -5,14 +5,14 @@ explains them; /openapi.json describes them). Bodies are checked by the ledger
 from __future__ import annotations
 
 from flask import Blueprint as FlaskBlueprint
-from flask import current_app, render_template
+from flask import current_app, render_template, request
 from flask_smorest import Blueprint
 from marshmallow import INCLUDE, Schema, fields
 
 import schemas as s
 from referee.api import bodies
 from referee.api.openapi import TOKEN, refusals
-from referee.api.routes import bearer, caller, timed
+from referee.api.routes import bearer, caller, idempotency_key, timed
 
 blp = Blueprint("disputes", __name__, url_prefix="/v1",
                 description="Votes of the seats, disputes and the organiser's rulings")
@@ -99,38 +99,41 @@ def disputes():
 @blp.route("/games/<game_id>/votes", methods=["POST"])
 @blp.arguments(VoteRequest())
 @blp.response(201, VoteResult)
-@blp.doc(operationId="openVote", security=TOKEN)
+@blp.doc(operationId="openVote", security=TOKEN,
+         parameters=[idempotency_key("a retry with the same key opens the vote once and gets the first answer")])
 @refusals(blp, 400, 401, 403, 404, 409, 413, 415)
 @timed("vote")
 def open_vote(args, game_id):
     """A seat proposes a draw, to cancel the game, to pause the clocks or to resume
     them (`vote-opened`); every other seat answers, and unanimity carries it."""
-    return disputes().open_vote(game_id, caller(game_id), args)
+    return disputes().open_vote(game_id, caller(game_id), args, request.headers.get("Idempotency-Key"))
 
 
 @blp.route("/games/<game_id>/votes/<int:vote>", methods=["POST"])
 @blp.arguments(VoteAnswer())
 @blp.response(201, VoteResult)
-@blp.doc(operationId="answerVote", security=TOKEN)
+@blp.doc(operationId="answerVote", security=TOKEN,
+         parameters=[idempotency_key("a retry with the same key answers once and gets the first answer")])
 @refusals(blp, 400, 401, 403, 404, 409, 413, 415)
 @timed("vote")
 def answer_vote(args, game_id, vote):
     """A seat's answer (`voted`): the last yes carries the vote, one no ends it
     (`vote-carried` or `vote-failed`); an answer to a vote that has ended is 409
     `vote-closed`."""
-    return disputes().answer_vote(game_id, caller(game_id), vote, args)
+    return disputes().answer_vote(game_id, caller(game_id), vote, args, request.headers.get("Idempotency-Key"))
 
 
 @blp.route("/games/<game_id>/disputes", methods=["POST"])
 @blp.arguments(DisputeRequest())
 @blp.response(201, DisputeResult)
-@blp.doc(operationId="openDispute", security=TOKEN)
+@blp.doc(operationId="openDispute", security=TOKEN,
+         parameters=[idempotency_key("a retry with the same key opens the dispute once and gets the first answer")])
 @refusals(blp, 400, 401, 403, 404, 409, 413, 415)
 @timed("dispute")
 def open_dispute(args, game_id):
     """A seat disputes an event (`seq`) or the game as a whole, while the game runs
     or within 7 days of its end (`dispute-opened`); the clocks stop until it is ruled."""
-    return disputes().open_dispute(game_id, caller(game_id), args)
+    return disputes().open_dispute(game_id, caller(game_id), args, request.headers.get("Idempotency-Key"))
 
 
 @blp.route("/games/<game_id>/rulings", methods=["POST"])
