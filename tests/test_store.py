@@ -4,6 +4,9 @@ many writers at once."""
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 import threading
 
 import pytest
@@ -193,3 +196,30 @@ def test_a_group_commit_keeps_each_compare_and_set_apart(tmp_path):
     assert [e.type for e in store.events("g1")] == ["game-created", "x"]
     assert store.record("g1").version == 2 and store.record("g1").status == "active"
     assert [e.type for e in store.events("g2")] == ["game-created", "z", "v"]
+
+
+OPEN_AT_ONCE = """
+import os, sys, time
+from referee.store.sqlite import SqliteStore
+print("ready", flush=True)
+while not os.path.exists(sys.argv[2]):
+    time.sleep(0.0005)
+SqliteStore(sys.argv[1])
+"""
+
+
+def test_processes_opening_one_new_sqlite_file_at_once_all_open_it(tmp_path):
+    """Turning a new file to WAL takes an exclusive lock that SQLite refuses at once
+    (no busy wait) to a process asking while another holds the file: each process
+    must ask again, not fail its start (it did, a few processes in a hundred)."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    for trial in range(6):
+        go = tmp_path / f"go{trial}"
+        procs = [subprocess.Popen([sys.executable, "-c", OPEN_AT_ONCE, str(tmp_path / f"s{trial}.db"), str(go)],
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+                 for _ in range(16)]
+        for p in procs:  # every one imported and waiting: then all at once
+            assert p.stdout.readline().strip() == "ready"
+        go.write_text("")
+        failed = [p.stderr.read()[-300:] for p in procs if p.wait(60) != 0]
+        assert failed == [], failed

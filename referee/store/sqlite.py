@@ -28,6 +28,7 @@ import json
 import os
 import sqlite3
 import threading
+import time
 from contextlib import contextmanager
 
 from referee.events import Event
@@ -127,7 +128,19 @@ class SqliteStore(Store):
 
     def _connect(self) -> sqlite3.Connection:
         conn = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
-        conn.execute("PRAGMA journal_mode=WAL")
+        # Turning a new file to WAL takes an exclusive lock, and SQLite answers "locked"
+        # at once, without its busy wait, to a process that asks while another holds
+        # the file (processes starting on one new store at once): ask again a moment
+        # later. A file already in WAL answers at once.
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                conn.execute("PRAGMA journal_mode=WAL")
+                break
+            except sqlite3.OperationalError as err:
+                if "locked" not in str(err) or time.monotonic() > deadline:
+                    raise
+                time.sleep(0.01)
         conn.execute(f"PRAGMA synchronous={self.sync}")
         conn.execute("PRAGMA busy_timeout=30000")
         return conn
