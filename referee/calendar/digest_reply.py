@@ -27,8 +27,6 @@ import hashlib
 import hmac
 import logging
 import re
-from email.message import EmailMessage
-from email.utils import formatdate
 
 from referee.caller import Caller
 from referee.errors import RefereeError, Unauthenticated
@@ -163,15 +161,10 @@ def _answer_unread(player: dict, foreign: list[str], before: list[str], in_reply
     to = confirmed_email(player)
     if to is None:
         return
-    s = sending.settings()
-    msg = EmailMessage()
-    msg["From"], msg["To"] = s["from"], to
-    msg["Subject"] = "Your reply to the daily digest: no game's moves found"
-    msg["Message-ID"] = "<digest-answer." + hashlib.sha256(in_reply_to.encode()).hexdigest()[:24] \
-        + f"@{s['domain']}>"
+    msg = sending.referee_message(to, "Your reply to the daily digest: no game's moves found",
+                                  "digest-answer." + hashlib.sha256(in_reply_to.encode()).hexdigest()[:24],
+                                  replied=True)
     msg["In-Reply-To"] = in_reply_to
-    msg["Date"] = formatdate(localtime=False)
-    msg["Auto-Submitted"] = "auto-replied"  # RFC 3834: no auto-replies to this one
     lines = ["Nothing was played: your reply named no game of yours."]
     if foreign:
         lines.append("It named " + ", ".join(f"[{g}]" for g in foreign) + ", in which you hold no seat.")

@@ -20,12 +20,11 @@ from __future__ import annotations
 import threading
 import time
 from email.message import EmailMessage
-from email.utils import formatdate
 
 from referee.games import engine as get_engine
 from referee.leagues.advancing import load
 from referee.leagues.keeping import leagues_of
-from referee.mail.sending import settings
+from referee.mail.sending import referee_message
 from referee.players import due_mail
 from referee.players.invitation_mail import base_url
 from referee.players.invitations import confirmed_email
@@ -55,18 +54,12 @@ def _quietly(service) -> None:
 
 
 def message(service, league_id: str, player: dict, to: str) -> EmailMessage:
-    s, players = settings(), players_of(service)
+    players = players_of(service)
     state = load(service, league_id)[1].state
     title = get_engine(state.terms["game"]).title
     by = (players.get(state.organiser) or {}).get("name") or "a player"
     others = [n for p, n in {**state.players, **state.invited}.items() if p != player["id"]]
-    msg = EmailMessage()
-    msg["From"] = s["from"]
-    msg["To"] = to
-    msg["Subject"] = f"You are invited to a league of {title}"
-    msg["Message-ID"] = f"<{PREFIX}{league_id}.{player['id']}@{s['domain']}>"
-    msg["Date"] = formatdate(localtime=False)
-    msg["Auto-Submitted"] = "auto-generated"  # RFC 3834: no auto-replies
+    msg = referee_message(to, f"You are invited to a league of {title}", f"{PREFIX}{league_id}.{player['id']}")
     lines = [f"{by} invites you to a {state.format} league of {title} refereed by castle-referee",
              f"(league {league_id}).",
              f"Also invited or in: {', '.join(others) if others else 'nobody else yet'}.", "",

@@ -48,6 +48,20 @@ def settings() -> dict:
             "domain": os.environ.get("REFEREE_MAIL_DOMAIN", "localhost")}
 
 
+def referee_message(to: str, subject: str, message_id: str, replied: bool = False) -> EmailMessage:
+    """A message of the referee's own, not a game's notice (a confirmation code, an
+    invitation, a new token, an answer): From the referee to one address, its
+    Message-ID ``<message_id@domain>``, dated now and marked Auto-Submitted (RFC 3834:
+    ``auto-generated``, or ``auto-replied`` for an answer), so that no robot answers it."""
+    s = settings()
+    msg = EmailMessage()
+    msg["From"], msg["To"], msg["Subject"] = s["from"], to, subject
+    msg["Message-ID"] = f"<{message_id}@{s['domain']}>"
+    msg["Date"] = formatdate(localtime=False)
+    msg["Auto-Submitted"] = "auto-replied" if replied else "auto-generated"
+    return msg
+
+
 def reply_key(service, game_id: str, seat: int) -> str:
     """A MAC over game, seat and the seat's token hash: a reply to this address needs
     no token, and the address stops working when the seat gets a new token."""

@@ -29,11 +29,10 @@ import os
 import threading
 import time
 from email.message import EmailMessage
-from email.utils import formatdate
 
 from referee.games.base import MalformedMove, RefereeError
 from referee.mail.secret import mail_secret
-from referee.mail.sending import settings
+from referee.mail.sending import referee_message
 from referee.narration import duration
 from referee.players import due_mail
 from referee.players.store import players_of
@@ -149,14 +148,8 @@ def link(player_id: str, code: str) -> str | None:
 def message(service, player: dict) -> EmailMessage:
     confirm = player["confirm"]
     code = code_for(service, player["id"], confirm["email"], confirm["issued"])
-    s = settings()
-    msg = EmailMessage()
-    msg["From"] = s["from"]
-    msg["To"] = confirm["email"]
-    msg["Subject"] = f"Your confirmation code: {code}"
-    msg["Message-ID"] = f"<confirm.{player['id']}.{int(confirm['issued'] * 1000)}@{s['domain']}>"
-    msg["Date"] = formatdate(localtime=False)
-    msg["Auto-Submitted"] = "auto-generated"  # RFC 3834: no auto-replies
+    msg = referee_message(confirm["email"], f"Your confirmation code: {code}",
+                          f"confirm.{player['id']}.{int(confirm['issued'] * 1000)}")
     lines = ["Someone gave this address to a game referee (castle-referee) for a player account.",
              "", f"If it was you, confirm the address with the code {code}"]
     url = link(player["id"], code)

@@ -40,11 +40,10 @@ import os
 import threading
 import time
 from email.message import EmailMessage
-from email.utils import formatdate
 
 from referee.games import engine as get_engine
 from referee.mail.secret import mail_secret
-from referee.mail.sending import settings
+from referee.mail.sending import referee_message
 from referee.narration import duration
 from referee.players import due_mail
 from referee.players.confirmation import address_key, window
@@ -153,16 +152,10 @@ def inviter_name(players, record: dict) -> str | None:
 
 
 def message(service, record: dict, seat: int, to: str) -> EmailMessage:
-    s, players = settings(), players_of(service)
+    players = players_of(service)
     title = get_engine(record["game"]).title
     gid, names = record["id"], _names(players, record, seat)
-    msg = EmailMessage()
-    msg["From"] = s["from"]
-    msg["To"] = to
-    msg["Subject"] = f"A seat is kept for you in a game of {title}"
-    msg["Message-ID"] = f"<invite.{gid}.{seat}@{s['domain']}>"
-    msg["Date"] = formatdate(localtime=False)
-    msg["Auto-Submitted"] = "auto-generated"  # RFC 3834: no auto-replies
+    msg = referee_message(to, f"A seat is kept for you in a game of {title}", f"invite.{gid}.{seat}")
     by = inviter_name(players, record)
     pid = record["seats"][seat].get("invite_player")
     lines = [f"{by + ' invites you' if by else 'You are invited'} to a game of {title} refereed by "

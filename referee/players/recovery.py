@@ -42,7 +42,6 @@ import os
 import threading
 import time
 from email.message import EmailMessage
-from email.utils import formatdate
 
 from referee.caller import token_hash
 from referee.games.base import MalformedMove
@@ -144,14 +143,7 @@ def carry_over(service, player_id: str, old: str, new: str) -> None:
 # ---- the message ----------------------------------------------------------------------
 
 def message(player: dict, to: str, token: str) -> EmailMessage:
-    s = sending.settings()
-    msg = EmailMessage()
-    msg["From"] = s["from"]
-    msg["To"] = to
-    msg["Subject"] = "Your new player token"
-    msg["Message-ID"] = f"<recover.{player['id']}.{int(time.time() * 1000)}@{s['domain']}>"
-    msg["Date"] = formatdate(localtime=False)
-    msg["Auto-Submitted"] = "auto-generated"  # RFC 3834: no auto-replies
+    msg = sending.referee_message(to, "Your new player token", f"recover.{player['id']}.{int(time.time() * 1000)}")
     base = os.environ.get("REFEREE_PUBLIC_URL", "").rstrip("/")
     lines = ["Someone asked a game referee (castle-referee) for a new token for the",
              "player whose confirmed address this is.", "", f"The new token: {token}", ""]
