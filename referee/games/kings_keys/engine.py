@@ -42,6 +42,7 @@ from referee.games.kings_keys.field import (
     left_in,
     pile_of,
     takeable,
+    without,
 )
 from referee.games.kings_keys.scoring import best_arrangement
 from referee.games.leaving import without_leavers
@@ -231,7 +232,7 @@ class KingsKeys(Engine):
         drafts = [Draft("played", {"seat": seat, "card": card, "took": took})]
         after = None
         if state.pile:
-            after = [p for p in state.field if p != took] if took else left_in(state.field, card)
+            after = without(state.field, took) if took else left_in(state.field, card)
             top = state.pile[0]
             options = takeable(after, top)
             # (may the drawn card stay: _may_leave, its piles found already)
@@ -327,7 +328,7 @@ class KingsKeys(Engine):
     @staticmethod
     def _lay(state: KingsKeysState, seat: int, card: str, took: list[str]) -> None:
         if took:
-            state.field = [pile for pile in state.field if pile != took]
+            state.field = without(state.field, took)
             state.collected[seat] += [card] + list(took)
         else:
             state.field = left_in(state.field, card)

@@ -85,11 +85,47 @@ def group_field(cards: list[str]) -> list[list[str]]:
     return piles
 
 
+class Grouped(list):
+    """A field known to be grouped as ``group_field`` groups its cards: one this
+    module made (``left_in``) or the rest of one once a pile is taken from it
+    (``without``). A card left in it is added to its piles (``left_in``) rather than
+    the whole field grouped again at every card left. Any other field (a deal's,
+    as logged) is grouped again whole the first time, as before."""
+
+    __slots__ = ()
+
+
+def without(field: list[list[str]], took: list[str]) -> list[list[str]]:
+    """The field once the pile ``took`` is taken: still grouped if it was (a group
+    leaves whole; a single's kind had fewer than three cards, and has fewer still)."""
+    rest = [pile for pile in field if pile != took]
+    return Grouped(rest) if type(field) is Grouped else rest
+
+
 def left_in(field: list[list[str]], card: str) -> list[list[str]]:
     """The field once ``card`` stays in it, at its end: a third natural card of a
     kind (only with the house rule ``match: optional`` may a card that matches
     stay) makes the three a group at the place of the first, as at the deal."""
-    return group_field([c for pile in field for c in pile] + [card])
+    if type(field) is not Grouped:
+        return Grouped(group_field([c for pile in field for c in pile] + [card]))
+    # What group_field gives for the field's cards and this one, worked out from
+    # the field's piles (each kind with three cards or more already one pile at
+    # the place of its first): the card's kind (group_field's, written out) is
+    # the only count that changes.
+    if len(card) != 3:
+        return Grouped(field + [[card]])
+    k0, k2 = card[0], card[2]
+    same = [j for j, pile in enumerate(field) if len(pile[0]) == 3 and pile[0][0] == k0 and pile[0][2] == k2]
+    if not same:
+        return Grouped(field + [[card]])
+    first = same[0]
+    if len(same) == 1 and len(field[first]) >= 3:  # a fourth (or later) card joins its group
+        return Grouped(field[:first] + [field[first] + [card]] + field[first + 1:])
+    if len(same) == 2:  # the third card: the three a group at the place of the first
+        second = same[1]
+        return Grouped(field[:first] + [field[first] + field[second] + [card]]
+                       + field[first + 1:second] + field[second + 1:])
+    return Grouped(field + [[card]])  # one card of its kind before: two now, no group
 
 
 def completes_group(field: list[list[str]], card: str) -> bool:
