@@ -188,6 +188,10 @@ class TransparencyLog:
         pending = self.tree.pending()
         if not pending:
             return 0
+        # the size first, then the cursors: an integration landing between the two
+        # leaves this size stale, and the tree refuses a round that expects it; read
+        # the other way, fresh size and stale cursors would offer leaves it holds
+        size = self.tree.size()
         cursors = self.tree.cursors(sorted(pending))
         leaves: list[tuple[str, int, str]] = []
         moved: dict[str, int] = {}
@@ -203,7 +207,6 @@ class TransparencyLog:
             if found:
                 moved[log_id] = last
             settled[log_id] = last
-        size = self.tree.size()
         nodes = merkle.appended(size, [merkle.leaf_hash(d.encode()) for _, _, d in leaves], self.tree)
         if not self.tree.integrate(size, leaves, nodes, moved, settled):
             return 0  # another process integrated first; what is left is still noted
