@@ -16,6 +16,7 @@ import pytest
 
 from referee.games.king_of_danger.cards import DECK
 from tests.helpers import Game
+from tests.test_text_for_posts import unsigned
 from tests.test_workers import run_burst
 
 CARD = re.compile(r"\b(?:[WC][1-7]|Z[1-8]|K[DWCZ])\b")  # King of Danger's cards as written
@@ -64,7 +65,7 @@ def test_a_finished_game_keeps_its_secrets_until_the_worker_reveals_the_seed(rq_
         kod_seen, castle_seen = everything_seen(kod, who), everything_seen(castle, who)
         hidden = {c for seat, hand in enumerate(dealt) if seat != who for c in hand}  # (the deck too)
         for channel, text in kod_seen.items():
-            assert not set(CARD.findall(text)) & hidden, (who, channel)
+            assert not set(CARD.findall(unsigned(text))) & hidden, (who, channel)
         assert json.loads(kod_seen["summary"])["options"]["deck"] == "hidden until the game ends"
         view = json.loads(castle_seen["view"])
         assert view["view"]["pieces"]["d1"] == {"fired": False, "hidden": True, "kind": "?", "owner": 0}

@@ -31,15 +31,19 @@ def values(obj) -> set[str]:
     return set()
 
 
-# A receipt's signature is 88 characters of base64, whose "/" and "+" can set off two
-# of them as if they were a card ("/W1+"). It tells nothing of the game (anyone may
-# fetch that receipt: tests/test_receipts_elsewhere.py), so the scans leave it out.
-SIGNATURE = re.compile(r'("signature":\s*")[A-Za-z0-9+/=]+(")')
+# A receipt's signature (88 characters of base64), the transparency log's hashes and
+# checkpoint a receipt may carry, and a page link's token (32 of base64url) are long
+# runs of letters, digits and "+/-_" that may set off two letters as if they were a
+# card ("/KZ+", "-W1_"). They tell nothing of the game (anyone may fetch a receipt:
+# tests/test_receipts_elsewhere.py; a token is random), so the scans leave every such
+# run of 24 or more out. A card is never written inside one: views, events and texts
+# set each card apart with spaces, quotes or commas.
+OPAQUE = re.compile(r"[A-Za-z0-9+/_-]{24,}={0,2}")
 
 
 def unsigned(text: str) -> str:
-    """``text`` with every receipt's signature blanked, for the scans for hidden codes."""
-    return SIGNATURE.sub(r"\1\2", text)
+    """``text`` with every signature, hash and token blanked, for the scans for hidden codes."""
+    return OPAQUE.sub("", text)
 
 
 def hidden_codes(admin_view: dict, seat_view: dict) -> set[str]:
