@@ -127,7 +127,11 @@ def chromium(tmp_path_factory, width: int = 900, height: int = 1100,
 
 def wait(driver, cond, timeout=15, every=0.05):
     """Until cond(driver) holds, asked every `every` seconds (not Selenium's half
-    second: a game played through the pages waits on every move)."""
+    second: a game played through the pages waits on every move). An element gone
+    stale while asked (the page loaded anew between finding it and reading it, as a
+    form's answer does) is asked again, as one not there yet is."""
+    from selenium.common.exceptions import StaleElementReferenceException
     from selenium.webdriver.support.ui import WebDriverWait
 
-    return WebDriverWait(driver, timeout, poll_frequency=every).until(lambda d: cond(d))
+    return WebDriverWait(driver, timeout, poll_frequency=every,
+                         ignored_exceptions=(StaleElementReferenceException,)).until(lambda d: cond(d))
