@@ -18,12 +18,14 @@ writes it as its reader gets it.
 
 from __future__ import annotations
 
+import datetime
 import os
 import time
 
 from referee import narration
 from referee.appended import Appended
 from referee.caller import Caller
+from referee.clock import format_at, parse_at
 from referee.disputes.ledger import DISPUTE_OPENED, RULED, VOTE_OPENED
 from referee.errors import Forbidden, MalformedMove
 from referee.events import Event, utcnow
@@ -337,10 +339,6 @@ def sweep_all(service, days: int = 30) -> int:
     is the creation of the oldest game still running (read before the others, so a
     game ending meanwhile is among them) less ``SWEEP_MARGIN_HOURS``, and never past
     a game whose sweep failed."""
-    import datetime
-
-    from referee.clock import format_at, parse_at
-
     box = outbox_of(service)
     now = datetime.datetime.now(datetime.UTC)
     since = format_at(now - datetime.timedelta(days=days))
@@ -384,8 +382,6 @@ def listing(service, game_id: str, caller) -> dict:
 
 
 def _iso(t: float) -> str:
-    import datetime
-
     return datetime.datetime.fromtimestamp(t, datetime.UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
 
 

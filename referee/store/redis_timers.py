@@ -27,14 +27,13 @@ from __future__ import annotations
 import heapq
 import itertools
 
+from referee.clock import parse_at
 from referee.store.buckets import every, of_game
 
 INDEX = "timers"
 
 
 def score(timer: str) -> float:
-    from referee.clock import parse_at
-
     return parse_at(timer).timestamp()
 
 
