@@ -47,6 +47,7 @@ from referee.weekends import SEAT_CALENDAR
 
 _dumps, _SORTED = orjson.dumps, orjson.OPT_SORT_KEYS
 _TYPE = attrgetter("type")
+_NONE = (None,)
 
 # Referee events that are no step of the game's rules (written on an admin's or a
 # clock's say, not because the engine owed them): never part of a random step
@@ -156,13 +157,17 @@ def _replay(events: list[Event], seed: str | None, salt_key: str | None = None) 
     history = list(events) if ledgermod.RULED in map(_TYPE, events) and any(
         is_take_back(ev) for ev in events) else None
     owned = history is None
+    ledger_events = ledgermod.EVENTS
     i = 1
     while i < len(events):
         ev = events[i]
+        # (an actor read from JSON is an int, a str or worse: ``type(...) is int``
+        # leaves out true and false, as ``isinstance`` with a second test would)
+        actor = ev.actor
         seats_act = False  # a vote, an answer or a dispute: a seat's, but no move of the game
-        if ev.type in ledgermod.EVENTS:
+        if ev.type in ledger_events:
             if ev.type in ledgermod.SEAT_EVENTS:
-                seats_act = isinstance(ev.actor, int) and not isinstance(ev.actor, bool)
+                seats_act = type(actor) is int
             elif ev.actor != REFEREE:
                 raise Divergence(ev.seq, "forged-ruling" if ev.type == ledgermod.RULED else "diverges",
                                  f"event {ev.seq} ({ev.type}) is written as {ev.actor!r}: only the referee "
@@ -174,8 +179,8 @@ def _replay(events: list[Event], seed: str | None, salt_key: str | None = None) 
                 raise Divergence(ev.seq, "bad-" + ev.type, f"seat {ev.actor}'s {ev.type} was not open to it: "
                                  f"{err.detail}") from None
             what = None
-        elif isinstance(ev.actor, int) and not isinstance(ev.actor, bool):
-            move = ev.payload.get("move") if isinstance(ev.payload, dict) else None
+        elif type(actor) is int:
+            move = ev.payload.get("move") if type(ev.payload) is dict else None
             if move is None:
                 raise Divergence(ev.seq, "malformed", f"event {ev.seq} is a seat's but records no move")
             try:
@@ -191,7 +196,7 @@ def _replay(events: list[Event], seed: str | None, salt_key: str | None = None) 
                 elif due is None and table.clock is None and owned:
                     # decided and applied in one pass: the state is this replay's own,
                     # and a refusal or a divergence ends it (``Table.played``)
-                    table.state, derived = table.engine.play(table.state, ev.actor, move)
+                    table.state, derived = table.engine.play(table.state, actor, move)
                     played = True
                 elif due is None:  # what move_drafts does then, without asking due() again
                     derived = table.engine.decide(table.state, ev.actor, move)
@@ -292,8 +297,9 @@ def _replay(events: list[Event], seed: str | None, salt_key: str | None = None) 
             what = _a_step(ev.type, table)
         else:
             raise Divergence(ev.seq, "malformed", f"event {ev.seq} has an unknown actor {ev.actor!r}")
-        logged = events[i:i + len(derived)]
-        _same(derived, ev.actor, logged, ev.seq, what)
+        n = len(derived)
+        logged = events[i:i + n]
+        _same(derived, actor, logged, ev.seq, what)
         if played:
             table.played(logged)
             played = False
@@ -306,9 +312,8 @@ def _replay(events: list[Event], seed: str | None, salt_key: str | None = None) 
         # caller needs the events no more): freed while it is still in the
         # processor's cache rather than all at the end, a log's audit is about
         # 6 % faster (benchmarks/README.md, "The last few per cent").
-        for k in range(i, i + len(derived)):
-            events[k] = None
-        i += len(derived)
+        events[i:i + n] = _NONE * n
+        i += n
     return table
 
 
