@@ -48,6 +48,8 @@ from referee.weekends import SEAT_CALENDAR
 _dumps, _SORTED = orjson.dumps, orjson.OPT_SORT_KEYS
 _TYPE = attrgetter("type")
 _NONE = (None,)
+# what ``table.due()`` may say between the events of one step taken as logged
+_MIDWAY = (None, BOT_MOVE)
 
 # Referee events that are no step of the game's rules (written on an admin's or a
 # clock's say, not because the engine owed them): never part of a random step
@@ -286,11 +288,15 @@ def _replay(events: list[Event], seed: str | None, salt_key: str | None = None) 
                     # the same append (the same ``at``) that follow while no other
                     # step has come due: if one has (a step followed at once by
                     # another), that one is derived again or taken whole in turn.
+                    # A bot's move seen due midway is no other step: the position
+                    # between a step's events may show a bot seat, or a seat that
+                    # left, to act (the turn it ends), and a bot's move is written as
+                    # its seat's, never as the referee's.
                     # Once the seed is revealed, all of it is re-derived.
                     table.apply(ev, owned=owned)
                     i += 1
                     while (i < len(events) and events[i].actor == REFEREE and events[i].at == ev.at
-                           and table.due() is None and events[i].type not in NOT_STEPS):
+                           and table.due() in _MIDWAY and events[i].type not in NOT_STEPS):
                         table.apply(events[i], owned=owned)
                         i += 1
                     continue

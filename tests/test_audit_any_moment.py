@@ -60,6 +60,37 @@ def test_every_moment_of_a_game_audits_valid(game, players, options):
         assert report["seed"] == ("verified" if log[n - 1].type == "seed-revealed" else "unrevealed")
 
 
+@pytest.mark.parametrize("seed", range(4))
+def test_a_step_that_passes_a_left_seats_turn_is_taken_whole_while_the_seed_is_secret(seed):
+    """A seat that resigns from a table of five plays on as the referee's (house rule
+    on_resign play-on): its moves are the seat's, and a step the referee takes after
+    one (a card lost, the turn ended, the next begun and drawn for) passes a moment
+    where that seat is still to act. While the seed is secret the step is taken as
+    logged, whole: that moment is no bot's move owed."""
+    rnd = random.Random(seed)
+    table, log = new_table("king-of-the-castle", 5, {"squires": "letters"}, f"left-seat-{seed}")
+    moments, resign_at = [len(log)], rnd.randint(5, 40)
+    moves = 0
+    while not table.over or table.due():
+        if table.due():
+            events, fork = table.propose_step(f"left-seat-{seed}")
+        else:
+            seat = rnd.choice(table.to_act())
+            legal = [m for m in table.engine.legal(table.state, seat) if m["type"] != "resign"]
+            move = {"type": "resign"} if moves == resign_at else rnd.choice(legal)
+            events, fork = table.propose(seat, [move], seed=f"left-seat-{seed}")
+            moves += 1
+        table.commit(fork)
+        log += events
+        moments.append(len(log))
+    left = next(i for i, e in enumerate(log) if e.type == "resigned")
+    assert table.state.left and any(isinstance(e.actor, int) and e.actor in table.state.left
+                                    for e in log[left + 1:])  # the left seat played on
+    for n in (m for m in moments if m > left):
+        report = audit(text(log[:n]))
+        assert report["valid"], (n, report["first_error"])
+
+
 def test_a_running_game_still_refuses_a_forged_move():
     """Taking random steps as logged must not make the audit trust anything else."""
     import json
