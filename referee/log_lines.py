@@ -89,8 +89,13 @@ _FLOAT = re.compile(r"[0-9][.eE]")
 
 # How many payload texts found canonical an audit remembers: a game repeats many
 # (the same step, the same answer), and each is then not encoded again. A log the
-# API takes (16 MiB) has fewer lines than this.
+# API takes (16 MiB) has fewer lines than this. Only texts of at most
+# KNOWN_LENGTH characters are remembered: the ones that repeat are short (a move,
+# a step's answer; none longer than 256 in 100 games of the four kinds), and so
+# texts remembered across the many logs of one `referee audit` hold at most
+# 65536 x 512 characters.
 KNOWN_PAYLOADS = 65536
+KNOWN_LENGTH = 512
 
 
 @contextlib.contextmanager
@@ -120,7 +125,9 @@ _auditing = 0  # audits running in this process
 _gc_was_on = True
 
 
-def parse(text: str | bytes) -> list[Event]:
+def parse(text: str | bytes, payloads: dict[str, str] | None = None) -> list[Event]:
+    """The events of a log's text, every line checked (``read_lines``; ``payloads``
+    as it takes them)."""
     raw = text.encode() if isinstance(text, str) else text
     try:  # one decode for the whole log; line by line only to name a line that is not UTF-8
         whole = raw.decode("utf-8")
@@ -129,7 +136,7 @@ def parse(text: str | bytes) -> list[Event]:
     lines = whole.split("\n") if whole is not None else raw.split(b"\n")
     if lines and not lines[-1]:
         lines.pop()
-    return read_lines(lines)
+    return read_lines(lines, payloads)
 
 
 def _payload_canonical(payload, text: str) -> bool:
@@ -175,7 +182,8 @@ def _body_the_long_way(i: int, d: dict, line: str) -> str:
 def read_lines(lines: list, payloads: dict[str, str] | None = None) -> list[Event]:
     """The events of a log's lines (str, or bytes where the whole was no UTF-8),
     every line checked (see the module's docstring); ``payloads``: the payload
-    texts found canonical so far, shared by the logs of one bundle.
+    texts found canonical so far, shared by the logs of one bundle or of one
+    `referee audit` of many files (games of a kind repeat them).
 
     One canonical form per event: the body's (what the hash covers), and the line
     exactly that with "hash" in its sorted place. The usual line is checked
@@ -221,7 +229,7 @@ def read_lines(lines: list, payloads: dict[str, str] | None = None) -> list[Even
                     if known is not None:
                         text = known  # one string for every event with this payload
                     elif _payload_canonical(payload, text):
-                        if len(payloads) < KNOWN_PAYLOADS:
+                        if len(payloads) < KNOWN_PAYLOADS and len(text) <= KNOWN_LENGTH:
                             payloads[text] = text
                     else:
                         text = None

@@ -460,6 +460,21 @@ def test_cli_audit_of_many_files_gives_one_verdict_a_file(finished, of_bots, tmp
     assert r.returncode == 0 and r.stderr == "" and len(r.stdout.splitlines()) == 3
 
 
+def test_payload_texts_found_canonical_in_one_file_serve_the_next_and_prove_nothing_else(finished, of_bots):
+    """``referee audit`` of many files remembers the payload texts found canonical
+    in any of them (``payloads``): each file's report is the one it has alone, a
+    text written otherwise than one remembered (a space more) is still refused."""
+    _, text = finished
+    move = next(json.loads(x) for x in text.splitlines() if '"move":' in x)
+    written = json.dumps(move["payload"], sort_keys=True, separators=(",", ":"))
+    spaced = text.replace(written, written.replace(",", ", ", 1), 1)
+    assert spaced != text and audit(spaced)["first_error"]["code"] == "not-canonical"
+    payloads: dict[str, str] = {}
+    for log in (text, of_bots, spaced, text, spaced):
+        assert audit(log, payloads) == audit(log)
+    assert written in payloads
+
+
 def test_cli_replay_of_a_forged_log_says_why_it_does_not_audit_and_tells_nothing(finished, tmp_path):
     _, text = finished
     lines = [json.loads(x) for x in text.splitlines()]
