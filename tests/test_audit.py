@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import subprocess
 import sys
@@ -188,6 +189,10 @@ def test_every_other_form_of_the_same_event_is_not_canonical(finished):
                          json.dumps(dict(reversed(d["payload"].items())), separators=(",", ":"),
                                     ensure_ascii=False)),
         lines[0].replace('"payload":{', '"payload":{"a":1,'),  # canonical, but the hash no longer fits
+        # two keys' names swapped, each value in its place: the canonical order of
+        # values under keys out of order
+        lines[0].replace('"prev":', '"PREV":').replace('"salt":', '"prev":').replace('"PREV":', '"salt":'),
+        lines[0].replace('"actor":', '"AT":').replace('"at":', '"actor":').replace('"AT":', '"at":'),
     ]
     for form in forms:
         assert form != lines[0]
@@ -458,6 +463,33 @@ def test_cli_audit_of_many_files_gives_one_verdict_a_file(finished, of_bots, tmp
     assert "2 of 5 files do not audit" in r.stderr
     r = referee("audit", *paths[:2], paths[3])
     assert r.returncode == 0 and r.stderr == "" and len(r.stdout.splitlines()) == 3
+
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text("0123456789.eE-+\"é\\ab", max_size=6),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text("0123456789.eEk", max_size=4), inner, max_size=4),
+    max_leaves=12)
+
+
+@settings(max_examples=400, deadline=None)
+@given(_JSON)
+def test_a_payload_text_is_found_canonical_exactly_where_the_standard_library_writes_it(value):
+    """The reading's check of a payload's text against what the text parses to
+    (orjson's writing, or the standard library's where the text may hold a float: a
+    digit then ".", "e" or "E") says yes exactly for the standard library's text,
+    whatever orjson writes."""
+    from referee.events import parsed_canonical_text
+    from referee.log_lines import _payload_canonical
+
+    texts = {parsed_canonical_text(value), json.dumps(value, sort_keys=True)}
+    with contextlib.suppress(TypeError):
+        texts.add(orjson.dumps(value, option=orjson.OPT_SORT_KEYS).decode())
+    for text in texts:
+        try:
+            parsed = orjson.loads(text)
+        except orjson.JSONDecodeError:
+            parsed = json.loads(text)
+        assert _payload_canonical(parsed, text) == (text == parsed_canonical_text(parsed)), text
 
 
 def test_payload_texts_found_canonical_in_one_file_serve_the_next_and_prove_nothing_else(finished, of_bots):
