@@ -144,12 +144,19 @@ def parse(text: str | bytes, payloads: dict[str, str] | None = None) -> list[Eve
 def _payload_canonical(payload, text: str) -> bool:
     """Whether ``text``, cut from a line between the usual fields around it, is the
     canonical JSON of ``payload``, what the line parsed to there: orjson writes it
-    first (``written_as``) unless the text may hold a float (``_DIGIT_POINT``), which
-    the standard library then writes."""
+    first (as ``written_as`` does, its bytes against the text's) unless the text may
+    hold a float (``_DIGIT_POINT``), which the standard library then writes."""
+    # surrogatepass: a lone surrogate (only json.loads reads one) gives bytes no UTF-8
+    # orjson writes, so the standard library decides that text
+    written = text.encode("utf-8", "surrogatepass")
     # (find, not ``in``: ``in`` first asks whether b"0." is an integer, and pays for the error)
-    if text.encode("utf-8", "surrogatepass").translate(_DIGIT_POINT).find(b"0.") >= 0:
-        return parsed_canonical_text(payload) == text
-    return written_as(payload, text)
+    if written.translate(_DIGIT_POINT).find(b"0.") < 0:
+        try:
+            if orjson.dumps(payload, option=_SORTED) == written:
+                return True
+        except TypeError:  # a key that is no string, an integer past 64 bits
+            pass
+    return parsed_canonical_text(payload) == text
 
 
 def _read_slowly(i: int, line: str | bytes) -> tuple[str, object]:
