@@ -241,7 +241,8 @@ def read_lines(lines: list, payloads: dict[str, str] | None = None) -> list[Even
                         head = None  # an actor of no usual kind: the long way
                     tail = f',"prev":"{logged_prev}","salt":"{salt}","seq":{seq},"type":"{kind}"}}'
                     if head is not None and line.startswith(head) and line.endswith(tail):
-                        text = line[len(head):len(line) - len(tail)]
+                        start = len(head)
+                        text = line[start:-len(tail)]
                         known = payloads.get(text)
                         if known is not None:
                             text = known  # one string for every event with this payload
@@ -251,8 +252,7 @@ def read_lines(lines: list, payloads: dict[str, str] | None = None) -> list[Even
                         else:
                             text = None
                         if text is not None:  # the line without ',"hash":"…"' (after "at")
-                            cut = len(head) - len(given) - 21
-                            body = line[:cut] + line[cut + len(given) + 10:]
+                            body = line[:start - len(given) - 21] + line[start - 11:]
             if body is None:
                 if type(d) is not dict or d.keys() != FIELDS:
                     raise Divergence(i, "malformed", f"line {i} must have exactly the fields {sorted(FIELDS)}")
