@@ -232,27 +232,27 @@ def read_lines(lines: list, payloads: dict[str, str] | None = None) -> list[Even
                 # One unpacking, not eight look-ups and a check of the keys.
                 actor, at, given, payload, logged_prev, salt, seq, kind = d.values()
                 if type(seq) is int and type(at) is type(given) is type(logged_prev) is type(salt) is type(kind) is str:
-                    # each built in one go (an f-string), not piece by piece
+                    # each part built in one go (an f-string), not piece by piece
                     if type(actor) is str:
-                        head = f'{{"actor":"{actor}","at":"{at}","hash":"{given}","payload":'
+                        pre = f'{{"actor":"{actor}","at":"{at}"'
                     elif type(actor) is int:
-                        head = f'{{"actor":{actor},"at":"{at}","hash":"{given}","payload":'
+                        pre = f'{{"actor":{actor},"at":"{at}"'
                     else:
-                        head = None  # an actor of no usual kind: the long way
+                        pre = None  # an actor of no usual kind: the long way
                     tail = f',"prev":"{logged_prev}","salt":"{salt}","seq":{seq},"type":"{kind}"}}'
-                    if head is not None and line.startswith(head) and line.endswith(tail):
-                        start = len(head)
-                        text = line[start:-len(tail)]
-                        known = payloads.get(text)
-                        if known is not None:
-                            text = known  # one string for every event with this payload
-                        elif _payload_canonical(payload, text):
-                            if len(payloads) < KNOWN_PAYLOADS and len(text) <= KNOWN_LENGTH:
-                                payloads[text] = text
-                        else:
-                            text = None
-                        if text is not None:  # the line without ',"hash":"…"' (after "at")
-                            body = line[:start - len(given) - 21] + line[start - 11:]
+                    if pre is not None:
+                        # between ',"hash":"…","payload":' and the tail: the payload's text
+                        # if the line is exactly these written again around it (one
+                        # comparison, faster than asking for its start and its end)
+                        cut = line[len(pre) + len(given) + 21:-len(tail)]
+                        if line == f'{pre},"hash":"{given}","payload":{cut}{tail}':
+                            text = payloads.get(cut)  # one string for every event with this payload
+                            if text is None and _payload_canonical(payload, cut):
+                                text = cut
+                                if len(payloads) < KNOWN_PAYLOADS and len(cut) <= KNOWN_LENGTH:
+                                    payloads[cut] = cut
+                            if text is not None:  # what the hash covers: the line without its "hash"
+                                body = f'{pre},"payload":{text}{tail}'
             if body is None:
                 if type(d) is not dict or d.keys() != FIELDS:
                     raise Divergence(i, "malformed", f"line {i} must have exactly the fields {sorted(FIELDS)}")

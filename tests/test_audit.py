@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import subprocess
 import sys
@@ -200,6 +201,61 @@ def test_every_other_form_of_the_same_event_is_not_canonical(finished):
         assert report["first_error"]["seq"] == 1 and report["first_error"]["code"] in (
             "not-canonical", "seq-gap", "bad-hash"), form
     assert audit(text)["valid"]
+
+
+def _read_as_specified(lines: list[str]) -> tuple[int, str | None]:
+    """The reading's verdict as docs/log-format.md states it, by the standard library
+    alone: the events read before the first fault, and the fault's code."""
+    prev = "0" * 64
+    for i, line in enumerate(lines, start=1):
+        try:
+            d = json.loads(line)
+        except (ValueError, RecursionError):
+            return i - 1, "malformed"
+        if type(d) is not dict or d.keys() != {"seq", "type", "actor", "at", "payload", "prev", "salt", "hash"}:
+            return i - 1, "malformed"
+        if line != canonical(d).decode():
+            return i - 1, "not-canonical"
+        if type(d["seq"]) is not int or d["seq"] != i:
+            return i - 1, "seq-gap"
+        if d["prev"] != prev:
+            return i - 1, "broken-chain"
+        given = d.pop("hash")
+        if hashlib.sha256(canonical(d)).hexdigest() != given:
+            return i - 1, "bad-hash"
+        prev = given
+    return len(lines), None
+
+
+_EDITS = st.lists(st.tuples(st.integers(0, 11), st.integers(0, 10_000), st.sampled_from(
+    ['"', "\\", "{", "}", "[", "]", ",", ":", " ", "0", "1", "-1", "9" * 20, ".", "e", "E", "+", "a", "\\u0041",
+     "\t", "null", "true", "1.0", "1e16", "é", "", "drop"])), min_size=1, max_size=3)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(edits=_EDITS, rehash=st.booleans())
+def test_a_log_edited_anywhere_reads_as_the_standard_library_alone_reads_it(finished, edits, rehash):
+    """Any line edited (a character put in, replaced or taken out), with its hash
+    computed again over what it then holds or not: the reading stops at the same
+    line, for the same fault, as a reading by the standard library alone."""
+    from referee.log_lines import Divergence, read_lines
+
+    lines = finished[1].splitlines()[:12]
+    for k, at, what in edits:
+        line = lines[k]
+        at %= len(line) + 1
+        lines[k] = line[:at] + line[at + 1:] if what == "drop" else line[:at] + what + line[at + 1:]
+        if rehash:
+            with contextlib.suppress(ValueError, RecursionError, TypeError, AttributeError, KeyError):
+                d = json.loads(lines[k])
+                body = {key: v for key, v in d.items() if key != "hash"}
+                lines[k] = lines[k].replace(d["hash"], hashlib.sha256(canonical(body)).hexdigest())
+    try:
+        got = len(read_lines(lines)), None
+    except Divergence as err:
+        assert err.seq == len(err.read) + 1
+        got = len(err.read), err.code
+    assert got == _read_as_specified(lines), lines
 
 
 # ---- the CLI -------------------------------------------------------------------------
