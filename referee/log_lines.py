@@ -44,12 +44,15 @@ def _scalar_text(value) -> str:
 def _loads(line: str):
     """The value of a line, as json.loads gives it, by orjson (twice as fast); None
     when orjson does not take the line (not JSON, or what only the standard library
-    reads: NaN, an integer past 64 bits, a lone surrogate). json.loads then says
-    what is wrong with it, or takes it.
+    reads: NaN, a number past a double's range, a lone surrogate). json.loads then
+    says what is wrong with it, or takes it.
 
-    Where orjson takes a line its value is the standard library's: every line must
-    then be the canonical JSON of that value as the standard library writes it
-    (``_parse``), and that text parses back to the one value in both."""
+    Where orjson takes a line its value is the standard library's, but for an
+    integer past 64 bits, which orjson reads as a float: every line must then be
+    the canonical JSON of that value as the standard library writes it
+    (``read_lines``), and that text parses back to the one value in both. (A line
+    holding such an integer is so found not canonical, the float being written
+    otherwise: stricter than the standard library, never weaker; a test marks it.)"""
     try:
         return orjson.loads(line)
     except orjson.JSONDecodeError:
