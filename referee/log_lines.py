@@ -182,6 +182,37 @@ def _read_slowly(i: int, line: str | bytes) -> tuple[str, object]:
         raise Divergence(i, "malformed", f"line {i} holds an integer too long to read") from None
 
 
+def _read_alone(i: int, line: str | bytes) -> tuple[str, object]:
+    """Line ``i`` and its value, read by itself (orjson, or ``_read_slowly``)."""
+    d = _loads(line) if type(line) is str else None
+    return (line, d) if d is not None else _read_slowly(i, line)
+
+
+# How many lines are read by one call of orjson (``_at_once``): few enough that
+# what it makes is still in the processor's cache when the lines are checked (a
+# whole log of 20,001 lines at once was read 20 % slower than a line at a time).
+AT_ONCE = 128
+
+
+def _at_once(lines: list, start: int) -> list:
+    """The values of the next AT_ONCE lines from ``start`` (or those left), read by
+    one call of orjson as one JSON array, their newlines made commas: one call
+    instead of one a line, 6 ms less of the 120 ms of reading 100 logs. None for
+    each where orjson does not read them so, or reads another number of values.
+
+    ``read_lines`` takes a line's value from the array only where the line proves
+    the usual one, and reads any other line alone: so every line before it in the
+    array was one JSON value by itself (else the reading stopped there), and the
+    array's value at its place is its own if it is one JSON value by itself, as a
+    line proven the usual one is."""
+    part = lines[start:start + AT_ONCE]
+    try:
+        values = orjson.loads("[" + ",".join(part) + "]")
+    except (orjson.JSONDecodeError, TypeError):  # not JSON so, or lines of bytes
+        values = ()
+    return values if len(values) == len(part) else [None] * len(part)
+
+
 def _body_the_long_way(i: int, d: dict, line: str) -> str:
     """The canonical JSON of the body of line ``i`` (``d``, parsed, without its
     "hash"), the line being exactly that with "hash" in its sorted place (after
@@ -218,16 +249,17 @@ def read_lines(lines: list, payloads: dict[str, str] | None = None) -> list[Even
     prev = "0" * 64
     if payloads is None:
         payloads = {}
-    loads, sha256 = orjson.loads, hashlib.sha256
-    i = 0
+    sha256 = hashlib.sha256
+    i = k = 0
+    values = ()
     try:
         for i, line in enumerate(lines, start=1):
-            try:  # _loads, without a call of its own for every line
-                d = loads(line) if type(line) is str else None
-            except orjson.JSONDecodeError:
-                d = None
-            if d is None:
-                line, d = _read_slowly(i, line)
+            if k == len(values):  # the next lines' values, read at once (``_at_once``)
+                values, k = _at_once(lines, i - 1), 0
+            d = values[k]
+            k += 1
+            if d is None:  # not read at once, or a line of JSON null
+                line, d = _read_alone(i, line)
             body = text = None
             if type(d) is dict and len(d) == 8 and "\\" not in line:
                 # The fields in the line's order (orjson keeps it), named as the canonical
@@ -258,6 +290,7 @@ def read_lines(lines: list, payloads: dict[str, str] | None = None) -> list[Even
                             if text is not None:  # what the hash covers: the line without its "hash"
                                 body = f'{pre},"payload":{text}{tail}'
             if body is None:
+                line, d = _read_alone(i, line)  # its own value, not the array's (``_at_once``)
                 if type(d) is not dict or d.keys() != FIELDS:
                     raise Divergence(i, "malformed", f"line {i} must have exactly the fields {sorted(FIELDS)}")
                 actor, at, given, logged_prev, salt, seq, kind, payload = (

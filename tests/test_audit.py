@@ -233,11 +233,15 @@ _EDITS = st.lists(st.tuples(st.integers(0, 11), st.integers(0, 10_000), st.sampl
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(edits=_EDITS, rehash=st.booleans())
-def test_a_log_edited_anywhere_reads_as_the_standard_library_alone_reads_it(finished, edits, rehash):
+@given(edits=_EDITS, rehash=st.booleans(), at_once=st.sampled_from([3, 128]))
+def test_a_log_edited_anywhere_reads_as_the_standard_library_alone_reads_it(finished, edits, rehash, at_once):
     """Any line edited (a character put in, replaced or taken out), with its hash
     computed again over what it then holds or not: the reading stops at the same
-    line, for the same fault, as a reading by the standard library alone."""
+    line, for the same fault, as a reading by the standard library alone (lines
+    read by orjson 3 or 128 at a time, ``AT_ONCE``)."""
+    from unittest import mock
+
+    from referee import log_lines
     from referee.log_lines import Divergence, read_lines
 
     lines = finished[1].splitlines()[:12]
@@ -251,11 +255,32 @@ def test_a_log_edited_anywhere_reads_as_the_standard_library_alone_reads_it(fini
                 body = {key: v for key, v in d.items() if key != "hash"}
                 lines[k] = lines[k].replace(d["hash"], hashlib.sha256(canonical(body)).hexdigest())
     try:
-        got = len(read_lines(lines)), None
+        with mock.patch.object(log_lines, "AT_ONCE", at_once):
+            got = len(read_lines(lines)), None
     except Divergence as err:
         assert err.seq == len(err.read) + 1
         got = len(err.read), err.code
     assert got == _read_as_specified(lines), lines
+
+
+def test_lines_read_at_once_are_each_judged_as_read_alone(finished):
+    """Lines are read by one call of orjson as one JSON array (``_at_once``), a
+    line's value taken from it only where the line proves the usual one. Here two
+    events share line 2 and line 5 is cut inside a string: the array holds as many
+    values as there are lines, the wrong ones from line 2 on."""
+    from referee.log_lines import Divergence, _at_once, parse, read_lines
+
+    lines = finished[1].splitlines()
+    cut = lines[4].index('"at":"') + 10
+    forged = [lines[0], lines[1] + "," + lines[2], lines[3], lines[4][:cut], lines[4][cut:], *lines[5:]]
+    assert None not in _at_once(forged, 0)
+    assert _read_as_specified(forged) == (1, "malformed")
+    for read in (lambda: read_lines(forged), lambda: parse("\n".join(forged) + "\n")):
+        with pytest.raises(Divergence) as err:
+            read()
+        assert (err.value.seq, err.value.code, len(err.value.read)) == (2, "malformed", 1)
+        assert err.value.detail.startswith("line 2 is not JSON")
+    assert [ev.hash for ev in read_lines(lines)] == [json.loads(x)["hash"] for x in lines]
 
 
 @pytest.mark.xfail(strict=True, reason="orjson reads an integer past 64 bits as a float: such a line, canonical "
