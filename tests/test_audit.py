@@ -228,7 +228,7 @@ def _read_as_specified(lines: list[str]) -> tuple[int, str | None]:
 
 
 _EDITS = st.lists(st.tuples(st.integers(0, 11), st.integers(0, 10_000), st.sampled_from(
-    ['"', "\\", "{", "}", "[", "]", ",", ":", " ", "0", "1", "-1", "9" * 18, ".", "e", "E", "+", "a", "\\u0041",
+    ['"', "\\", "{", "}", "[", "]", ",", ":", " ", "0", "1", "-1", "9" * 5, ".", "e", "E", "+", "a", "\\u0041",
      "\t", "null", "true", "1.0", "1e16", "é", "", "drop"])), min_size=1, max_size=3)
 
 
