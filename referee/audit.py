@@ -323,10 +323,11 @@ def _replay(events: list[Event], seed: str | None, salt_key: str | None = None) 
     return table
 
 
-def audit(text: str | bytes) -> dict:
-    """The report for an exported log (see the module's docstring)."""
+def audit(text: str | bytes, payloads: dict[str, str] | None = None) -> dict:
+    """The report for an exported log (see the module's docstring; ``payloads``:
+    as ``read_lines`` takes them)."""
     with no_gc_pauses():
-        return _audit(lambda: parse(text))
+        return _audit(lambda: parse(text, payloads))
 
 
 def audit_lines(lines: list[str], payloads: dict[str, str] | None = None) -> dict:

@@ -35,9 +35,14 @@ def cmd_audit(args) -> int:
 
     standalone.wire()  # bot seats' moves are derived again by the referee's own players
     failed = 0
+    # The payload texts found canonical in any file: games of a kind repeat them, and
+    # one reading for all the files checks each text once (of the 26,701 payloads of
+    # 100 finished games of the four kinds, 6,635 differ; 21,041 were checked with a
+    # reading per file).
+    payloads: dict[str, str] = {}
     for path in args.files:
         try:
-            report = audit(_read_log(path))
+            report = audit(_read_log(path), payloads)
         except OSError as err:  # no such file, a folder, unreadable: a verdict too
             report = {"valid": False, "events": 0, "chain": "broken", "seed": "not-reached",
                       "result": None, "first_error": {"seq": None, "code": "unreadable-file",
