@@ -2,20 +2,17 @@
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 
-from referee.command_line import Parser
-
 TYPE_CHECKING = False  # (typing itself is ~2 ms no command needs)
 if TYPE_CHECKING:
+    from referee.command_line import Parser
     from referee.config import Config
 
 
 def _config(args) -> Config:
     from referee.config import Config  # a dataclass, ~1 ms: for the commands using a store only
-
     return Config.load(getattr(args, "store", None), getattr(args, "queue", None))
 
 
@@ -353,12 +350,15 @@ def cmd_games(args) -> int:
     return 0
 
 
-def parser(command: str | None = None) -> argparse.ArgumentParser:
+def parser(command: str | None = None) -> Parser:
     """The `referee` command's parser. Given ``command`` (the command line's first word),
-    only that command's sub-parsers are made and its module imported: argparse makes
-    each in ~0.15 ms (its texts looked up in gettext's catalogues), ~2.5 ms for all
-    16, on every start of `referee audit` too. Without one, or with a word naming no
-    command, it holds them all (`referee --help` lists them, an error names them)."""
+    only that command's sub-parsers are made and its module imported (argparse makes each
+    in ~0.15 ms, its texts looked up in gettext's catalogues: ~2.5 ms for all 16). Without
+    one, or with a word naming no command, all of them (`referee --help` lists them)."""
+    from argparse import BooleanOptionalAction
+
+    from referee.command_line import Parser
+
     p = Parser(prog="referee", description="castle-referee: an event-sourced game referee")
     sub = p.add_subparsers(dest="command", required=True)
 
@@ -378,9 +378,9 @@ def parser(command: str | None = None) -> argparse.ArgumentParser:
         sp.add_argument("--port", type=int, default=8000)
         sp.add_argument("--workers", type=int, default=1, help="gunicorn processes")
         sp.add_argument("--threads", type=int, default=8, help="threads per process")
-        sp.add_argument("--access-log", action=argparse.BooleanOptionalAction, default=True,
+        sp.add_argument("--access-log", action=BooleanOptionalAction, default=True,
                         help="one JSON line per request on stderr (default: on)")
-        sp.add_argument("--pin-workers", action=argparse.BooleanOptionalAction,
+        sp.add_argument("--pin-workers", action=BooleanOptionalAction,
                         default=pin_workers_default(),
                         help="keep each gunicorn process on one CPU of its own, in turn (Linux; default: "
                              "off, or $REFEREE_PIN_WORKERS); see docs/scaling.md")
@@ -429,8 +429,10 @@ def parser(command: str | None = None) -> argparse.ArgumentParser:
 
 
 def main(argv=None) -> int:
+    from referee import audit_commands  # `referee audit FILE...` is read there, without argparse
+
     argv = sys.argv[1:] if argv is None else argv
-    args = parser(argv[0] if argv else None).parse_args(argv)
+    args = audit_commands.files_alone(argv) or parser(argv[0] if argv else None).parse_args(argv)
     try:
         code = args.fn(args) or 0
         sys.stdout.flush()
@@ -439,8 +441,6 @@ def main(argv=None) -> int:
         # `referee export ID | head` closed the pipe: a normal end, not an error
         # worth a traceback. Python would complain again at exit when it flushes
         # stdout, so point stdout at /dev/null first.
-        import os
-
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 141
 

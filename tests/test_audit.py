@@ -438,6 +438,22 @@ def test_the_audit_command_loads_only_the_rules_the_bots_and_the_log(of_bots, tm
     assert "referee.bots" in seen["modules"] and "referee.audit" in seen["modules"]
 
 
+@pytest.mark.parametrize("argv", [["audit", "a.jsonl"], ["audit", "-"], ["audit", "a b.jsonl", "-", "", "c"]])
+def test_an_audit_of_files_alone_is_read_as_argparse_reads_it(argv):
+    from referee.audit_commands import files_alone
+    from referee.cli import parser
+
+    assert vars(files_alone(argv)) == vars(parser().parse_args(argv)) == vars(parser("audit").parse_args(argv))
+
+
+@pytest.mark.parametrize("argv", [[], ["audit"], ["audit", "--help"], ["audit", "a", "-h"], ["audit", "--", "-a"],
+                                  ["audit", "-1"], ["replay", "a"], ["audit-league", "a"], ["--help", "audit"]])
+def test_any_other_command_line_is_left_to_argparse(argv):
+    from referee.audit_commands import files_alone
+
+    assert files_alone(argv) is None
+
+
 def test_cli_audit_of_many_files_gives_one_verdict_a_file(finished, of_bots, tmp_path):
     _, text = finished
     files = {"a.jsonl": text, "b.jsonl": of_bots,
