@@ -18,9 +18,15 @@ from __future__ import annotations
 
 import functools
 from datetime import UTC, datetime, time, timedelta
-from zoneinfo import ZoneInfo, available_timezones
 
 from referee.games.base import MalformedMove
+
+# zoneinfo (with sysconfig and struct, ~2 ms) is imported where a zone is first
+# read: every table imports this module, and only a seat's calendar needs a zone
+# (none of the games `referee audit` checks has one, most of the time)
+TYPE_CHECKING = False  # (typing itself is ~2 ms no audit needs)
+if TYPE_CHECKING:
+    from zoneinfo import ZoneInfo
 
 SATURDAY = 5
 WEEK = timedelta(days=7)
@@ -28,6 +34,8 @@ WEEK = timedelta(days=7)
 
 @functools.lru_cache(maxsize=256)
 def zone(name: str) -> ZoneInfo:
+    from zoneinfo import ZoneInfo
+
     return ZoneInfo(name)
 
 
@@ -37,6 +45,8 @@ def zones() -> frozenset[str]:
     has none): a name outside them is refused, not guessed at. The system's own
     files that name no zone of the database (its local time, its rules' copies) are
     left out."""
+    from zoneinfo import available_timezones
+
     return frozenset(z for z in available_timezones()
                      if z not in ("localtime", "posixrules", "Factory") and not z.startswith(("posix/", "right/")))
 

@@ -541,6 +541,54 @@ def test_the_audit_command_loads_only_the_rules_the_bots_and_the_log(of_bots, tm
     assert "referee.bots" in seen["modules"] and "referee.audit" in seen["modules"]
 
 
+# What `referee audit` of every game has no use for, beyond the service (HEAVY): the
+# other commands' modules, the dispute report's and the positions' words, a seat
+# calendar's time zones, typing, and argparse (with gettext and locale, and shutil,
+# zlib, bz2 and lzma, asked the terminal's width). Each was a millisecond or more of
+# every audit's start.
+NOT_FOR_AN_AUDIT = {"referee.config", "referee.disputes.arbiter", "referee.players", "referee.trust",
+                    "referee.transparency", "referee.narration", "referee.disputes.words", "zoneinfo",
+                    "sysconfig", "typing", "argparse", "gettext", "locale", "referee.command_line",
+                    "shutil", "zlib", "bz2", "lzma"}
+
+
+def test_the_audit_of_every_game_imports_nothing_it_does_not_use(tmp_path):
+    games = [("king-of-danger", 3, {}), ("castle-danger", 2, {"turn_limit": 10}),
+             ("king-of-the-castle", 2, {}), ("kings-keys", 3, {})]
+    paths = []
+    for game, players, options in games:
+        _, log = random_game(game, players, options, seed=f"light-{game}")
+        paths.append(tmp_path / f"{game}.jsonl")
+        paths[-1].write_text(export(log))
+    script = ("import json, sys\nfrom referee.cli import main\n"
+              "code = main(['audit', *sys.argv[1:]])\n"
+              "print(json.dumps({'code': code, 'modules': sorted(sys.modules)}), file=sys.stderr)\n")
+    r = subprocess.run([sys.executable, "-c", script, *map(str, paths)], capture_output=True, text=True,
+                       timeout=120)
+    seen = json.loads(r.stderr.splitlines()[-1])
+    assert seen["code"] == 0, r.stderr
+    assert [json.loads(line)["valid"] for line in r.stdout.splitlines()] == [True] * 4
+    loaded = {m for m in seen["modules"] for name in NOT_FOR_AN_AUDIT if m == name or m.startswith(name + ".")}
+    assert loaded == set()
+    assert {f"referee.games.{g.replace('-', '_')}.engine" for g, _, _ in games} <= set(seen["modules"])
+
+
+@pytest.mark.parametrize("argv", [["audit", "a.jsonl"], ["audit", "-"], ["audit", "a b.jsonl", "-", "", "c"]])
+def test_an_audit_of_files_alone_is_read_as_argparse_reads_it(argv):
+    from referee.audit_commands import files_alone
+    from referee.cli import parser
+
+    assert vars(files_alone(argv)) == vars(parser().parse_args(argv)) == vars(parser("audit").parse_args(argv))
+
+
+@pytest.mark.parametrize("argv", [[], ["audit"], ["audit", "--help"], ["audit", "a", "-h"], ["audit", "--", "-a"],
+                                  ["audit", "-1"], ["replay", "a"], ["audit-league", "a"], ["--help", "audit"]])
+def test_any_other_command_line_is_left_to_argparse(argv):
+    from referee.audit_commands import files_alone
+
+    assert files_alone(argv) is None
+
+
 def test_cli_audit_of_many_files_gives_one_verdict_a_file(finished, of_bots, tmp_path):
     _, text = finished
     files = {"a.jsonl": text, "b.jsonl": of_bots,

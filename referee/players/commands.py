@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import sys
 
-from referee.config import Config
-
 
 def add(sub, store_opts) -> None:
     """The command, on the ``referee`` command's subparsers."""
@@ -23,6 +21,7 @@ def add(sub, store_opts) -> None:
 
 def cmd_ratings(args) -> int:
     """Check (or catch up on) the players' ratings (referee/players/results.py)."""
+    from referee.config import Config
     from referee.players import results
     from referee.players.store import open_players
     from referee.store import open_store

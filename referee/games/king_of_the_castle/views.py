@@ -5,7 +5,6 @@ from __future__ import annotations
 from referee.games.base import ADMIN, open_to_all
 from referee.games.king_of_the_castle.cards import ATTRIBUTES, POSTS, SQUIRES
 from referee.games.king_of_the_castle.kingdom import castle_level
-from referee.narration import left_line, named
 
 
 def _sees_all(state, viewer) -> bool:
@@ -104,6 +103,8 @@ def _man(letter) -> str:
 
 
 def render(state, viewer) -> str:
+    from referee.narration import left_line, named  # for the words only: no replay (~0.5 ms)
+
     v = view(state, viewer)
     lines = [f"King: {_man(state.king)}"]
     for c in v["castles"]:
