@@ -48,11 +48,12 @@ def _loads(line: str):
     says what is wrong with it, or takes it.
 
     Where orjson takes a line its value is the standard library's, but for an
-    integer past 64 bits, which orjson reads as a float: every line must then be
-    the canonical JSON of that value as the standard library writes it
-    (``read_lines``), and that text parses back to the one value in both. (A line
-    holding such an integer is so found not canonical, the float being written
-    otherwise: stricter than the standard library, never weaker; a test marks it.)"""
+    integer past 64 bits, which orjson reads as a float. A value read by orjson is
+    kept only for a line proven the usual one (``read_lines``): the canonical JSON
+    of that value as the standard library writes it, a text that parses back to the
+    one value in both; an integer past 64 bits, read as a float, is never written
+    so (the float's text has a point or an exponent), and every other line is
+    read again by the standard library alone (``_read_slowly``)."""
     try:
         return orjson.loads(line)
     except orjson.JSONDecodeError:
@@ -163,17 +164,16 @@ def _payload_canonical(payload, text: str) -> bool:
 
 
 def _read_slowly(i: int, line: str | bytes) -> tuple[str, object]:
-    """Line ``i`` and its value, for a line orjson does not take: bytes (a log
-    that is no UTF-8 as a whole), or what only json.loads reads or can name the
-    fault of."""
+    """Line ``i`` and its value as the standard library reads it: for a line orjson
+    does not take (bytes: a log that is no UTF-8 as a whole; what only json.loads
+    reads or can name the fault of), and for every line that is not the usual one
+    (``read_lines``' long way), which orjson may read otherwise (an integer past 64
+    bits as a float)."""
     if type(line) is bytes:
         try:
             line = line.decode("utf-8")
         except UnicodeDecodeError:
             raise Divergence(i, "malformed", f"line {i} is not UTF-8") from None
-        d = _loads(line)
-        if d is not None:
-            return line, d
     try:
         return line, json.loads(line)  # anything else, answered (or refused) as json.loads does
     except json.JSONDecodeError as err:
@@ -290,7 +290,9 @@ def read_lines(lines: list, payloads: dict[str, str] | None = None) -> list[Even
                             if text is not None:  # what the hash covers: the line without its "hash"
                                 body = f'{pre},"payload":{text}{tail}'
             if body is None:
-                line, d = _read_alone(i, line)  # its own value, not the array's (``_at_once``)
+                # its own value, not the array's (``_at_once``), and the standard library's:
+                # the value a line not proven the usual one is judged by
+                line, d = _read_slowly(i, line)
                 if type(d) is not dict or d.keys() != FIELDS:
                     raise Divergence(i, "malformed", f"line {i} must have exactly the fields {sorted(FIELDS)}")
                 actor, at, given, logged_prev, salt, seq, kind, payload = (
