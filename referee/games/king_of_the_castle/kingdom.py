@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from referee.games.base import json_copy
 from referee.games.king_of_the_castle.cards import ATTRIBUTES, LEVEL_CARDS, POSTS
 
 
@@ -55,7 +54,9 @@ def succession(king, castles: list[dict], deck: list[str], heir: int | None) -> 
     castle that has a Lord; in each castle the men below an empty post move up
     in order; empty posts left at the bottom take the personality deck's top
     cards, highest post first; a post the empty deck cannot fill is reported."""
-    castles = json_copy(castles)  # worked out on a copy: the state's own stay as they are
+    # worked out on a copy: the state's own stay as they are (only posts change
+    # here, so each castle's dict is copied and its level lists are shared)
+    castles = [dict(c) for c in castles]
     deck = list(deck)
     out: list[tuple[str, dict]] = []
     if king is None:
