@@ -196,3 +196,22 @@ def test_applying_an_event_neither_changes_nor_keeps_its_payload(config):
         shared = (_containers(payload, set()) - kept) & _containers(vars(state), set())
         assert not shared, f"the state keeps a list or dict of {event.type}'s payload"
     assert state.result == table.state.result
+
+
+def _forks_apart(table, log):
+    state = table.state
+    fork = state.fork()
+    assert vars(fork) == vars(state)
+    shared_ok = _containers([state.options, state.names, state.result], set())
+    shared = _containers(vars(fork), set()) & _containers(vars(state), set())
+    assert not shared - shared_ok - {id(vars(state))}, "the fork shares a list or dict a move may change"
+
+
+@pytest.mark.parametrize("config", [(2, "letters", "shuffled"), (5, "choose", "alphabetical")])
+def test_a_fork_shares_nothing_a_move_changes(config):
+    """``CastleState.fork`` (what a script plays on, and a table proposes a move on)
+    copies every field but the options, the names and the result: a field added
+    to the state and left out of it fails here."""
+    players, squires, order = config
+    random_game(GAME, players, {"squires": squires, "personality_order": order}, seed=f"fork{players}",
+                on_step=_forks_apart)

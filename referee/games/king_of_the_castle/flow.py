@@ -10,8 +10,6 @@ is owed.
 
 from __future__ import annotations
 
-import pickle
-
 from referee.events import Draft
 from referee.games.king_of_the_castle.cards import CATALOGUE, LETTERS, lettered
 from referee.games.king_of_the_castle.evolve import APPLY
@@ -20,7 +18,7 @@ from referee.games.king_of_the_castle.plays import plays
 
 
 def clone(state):
-    return pickle.loads(pickle.dumps(state))
+    return state.fork()
 
 
 class Script:
