@@ -49,6 +49,8 @@ FOLLOW_SUIT = ("hand", "hand-and-table")
 # every hand starts them at 3 again.
 TRACKERS = ("carry", "reset")
 OPTIONS = ("target", "first_dealer", "deck", "follow_suit", "trackers", "on_resign")
+# The referee's step each phase owes (the phase of play owes none).
+_STEPS = {DEAL: "deal", SCORE: "score-hand", END: "end-game"}
 
 
 @dataclass(kw_only=True)
@@ -111,7 +113,7 @@ class KingOfDanger(Engine):
     def due(self, state: KingOfDangerState) -> str | None:
         if state.result is not None:
             return None
-        return {DEAL: "deal", SCORE: "score-hand", END: "end-game"}.get(state.phase)
+        return _STEPS.get(state.phase)
 
     def settle(self, state: KingOfDangerState, rng) -> list[Draft]:
         step = self.due(state)
@@ -153,8 +155,7 @@ class KingOfDanger(Engine):
     def playable(self, state: KingOfDangerState, seat: int) -> list[str]:
         """The cards ``seat`` may choose from: its hand, and with two players the
         face-up cards on its side of the table."""
-        table = [c for c in state.face_up[seat] if c] if state.face_up else []
-        return in_order(state.hands[seat] + table)
+        return in_order(state.hands[seat] + _face_up(state, seat))
 
     def _names_suit(self, state: KingOfDangerState, card: str) -> bool:
         # A Wizard names the trick suit when it is the first non-King of the trick.
@@ -166,7 +167,7 @@ class KingOfDanger(Engine):
         table cards too."""
         if state.options["follow_suit"] == "hand":
             return state.hands[seat]
-        return self.playable(state, seat)
+        return state.hands[seat] + _face_up(state, seat)  # (in no order: only searched)
 
     def _follows(self, state: KingOfDangerState, card: str, obliging: list[str]) -> bool:
         suit = state.trick_suit
@@ -189,12 +190,12 @@ class KingOfDanger(Engine):
         return moves
 
     def decide_move(self, state: KingOfDangerState, seat: int, move: dict) -> list[Draft]:
-        if seat not in self.to_act(state):
+        if state.phase != PLAY or seat != self._next(state):  # (to_act's one seat)
             raise NotYourTurn(f"it is seat {self._next(state)}'s turn to play"
                               if state.phase == PLAY else "no card is to be played now")
         card = move["card"]
-        playable = self.playable(state, seat)
-        if card not in playable:
+        # one of ``playable``'s cards, looked for without sorting them
+        if card not in state.hands[seat] and card not in _face_up(state, seat):
             # The same answer whether the card is face down under your own stack,
             # in another hand, set aside or played: a refusal must not tell where.
             raise IllegalMove("not-your-card", f"{card} is not among the cards you may play")
@@ -218,9 +219,9 @@ class KingOfDanger(Engine):
             if under is not None:
                 played["revealed"] = under
         drafts = [Draft("card-played", played)]
-        cards = [list(p) for p in state.trick] + [[seat, card]]
-        if len(cards) < state.players:
+        if len(state.trick) + 1 < state.players:
             return drafts
+        cards = [list(p) for p in state.trick] + [[seat, card]]
         number_ = len(state.tricks) + 1
         if only_kings(cards):
             drafts.append(Draft("trick-set-aside", {"trick": number_, "cards": cards,
@@ -239,20 +240,9 @@ class KingOfDanger(Engine):
         # The state must never share lists with the log: what it keeps of a payload
         # is copied, value by value (the rest, a move's own fields above all, is
         # only read; copying the whole payload was a third of an audit's time).
-        p, c = event.payload, json_copy
-        if event.type == "hand-dealt":
-            state.hands_dealt = c(p["hand"])
-            state.dealer = c(p["dealer"])
-            state.hands = c(p["hands"])
-            state.leftovers = c(p["leftovers"])
-            state.face_up = c(p.get("face_up", []))
-            state.face_down = c(p.get("face_down", []))
-            state.leader = (state.dealer + 1) % state.players
-            state.trick, state.trick_suit, state.tricks = [], None, []
-            if state.options["trackers"] == "reset":
-                state.trackers = [TRACKER_START] * state.players
-            state.phase = PLAY
-        elif event.type == "card-played":
+        p, c, kind = event.payload, json_copy, event.type
+        # (the most frequent first: a card is played at every move)
+        if kind == "card-played":
             seat, card = p["seat"], p["card"]
             if type(seat) is not int or type(card) is not str:  # (a number and a code share nothing)
                 seat, card = c(seat), c(card)
@@ -265,18 +255,30 @@ class KingOfDanger(Engine):
             state.trick.append([seat, card])
             if state.trick_suit is None:
                 state.trick_suit = c(p.get("suit")) or suit_of(card)
-        elif event.type == "trick-won":
+        elif kind == "trick-won":
             state.tricks.append({"cards": c(p["cards"]), "suit": c(p["suit"]), "winner": c(p["winner"]),
                                  "by": c(p["by"])})
             state.trackers = c(p["trackers"])
             state.leader = c(p["winner"])
             self._trick_done(state)
-        elif event.type == "trick-set-aside":
+        elif kind == "trick-set-aside":
             state.tricks.append({"cards": c(p["cards"]), "suit": None, "winner": None,
                                  "by": "set-aside"})
             state.leader = c(p["leader"])
             self._trick_done(state)
-        elif event.type == "hand-scored":
+        elif kind == "hand-dealt":
+            state.hands_dealt = c(p["hand"])
+            state.dealer = c(p["dealer"])
+            state.hands = c(p["hands"])
+            state.leftovers = c(p["leftovers"])
+            state.face_up = c(p.get("face_up", []))
+            state.face_down = c(p.get("face_down", []))
+            state.leader = (state.dealer + 1) % state.players
+            state.trick, state.trick_suit, state.tricks = [], None, []
+            if state.options["trackers"] == "reset":
+                state.trackers = [TRACKER_START] * state.players
+            state.phase = PLAY
+        elif kind == "hand-scored":
             state.scores = c(p["scores"])
             state.hands, state.face_up, state.face_down = [], [], []
             state.leftovers, state.trick, state.tricks = [], [], []
@@ -289,7 +291,7 @@ class KingOfDanger(Engine):
             else:
                 state.phase = DEAL
                 state.dealer = (state.dealer + 1) % state.players
-        elif event.type == "game-ended":
+        elif kind == "game-ended":
             state.result = c(p["result"])
         else:
             raise ValueError(f"king-of-danger: unknown event type {event.type!r}")
@@ -363,3 +365,8 @@ def _still_in(state: KingOfDangerState) -> list[int]:
     """The seats that have not left the game (every seat, unless some resigned in a
     game that plays on)."""
     return [s for s in range(state.players) if s not in state.left]
+
+
+def _face_up(state: KingOfDangerState, seat: int) -> list[str]:
+    """The face-up cards on ``seat``'s side of the table (two players; none else)."""
+    return [c for c in state.face_up[seat] if c] if state.face_up else []
