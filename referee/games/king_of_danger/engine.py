@@ -49,6 +49,8 @@ FOLLOW_SUIT = ("hand", "hand-and-table")
 # every hand starts them at 3 again.
 TRACKERS = ("carry", "reset")
 OPTIONS = ("target", "first_dealer", "deck", "follow_suit", "trackers", "on_resign")
+# The events a move writes (``play`` applies them itself).
+_MOVE_EVENTS = frozenset(("card-played", "trick-won", "trick-set-aside"))
 # The referee's step each phase owes (the phase of play owes none).
 _STEPS = {DEAL: "deal", SCORE: "score-hand", END: "end-game"}
 
@@ -234,13 +236,31 @@ class KingOfDanger(Engine):
             "trackers": trackers_after(state.trackers, cards, suit, won_by)}))
         return drafts
 
+    def play(self, state: KingOfDangerState, seat: int, move: dict) -> tuple[KingOfDangerState, list[Draft]]:
+        """``decide`` then each event applied as ``evolve`` applies it, but for its
+        copies (``Engine.play``): a move's events hold only lists its decision made
+        anew (the trick's cards, the trackers), which the state may keep as they
+        are; a logged event's lists are the log's, and copied. (The copies and the
+        generic ``evolve`` were a tenth of a King of Danger replay.)"""
+        drafts = self.decide(state, seat, move)
+        for draft in drafts:
+            if draft.type in _MOVE_EVENTS:
+                self._apply(state, draft.type, draft.payload, _own)
+            else:  # a resignation
+                state = self.evolve(state, draft)
+        return state, drafts
+
     # ---- applying events -------------------------------------------------------------
 
     def evolve_event(self, state: KingOfDangerState, event: Event) -> KingOfDangerState:
         # The state must never share lists with the log: what it keeps of a payload
         # is copied, value by value (the rest, a move's own fields above all, is
         # only read; copying the whole payload was a third of an audit's time).
-        p, c, kind = event.payload, json_copy, event.type
+        return self._apply(state, event.type, event.payload, json_copy)
+
+    def _apply(self, state: KingOfDangerState, kind: str, p: dict, c) -> KingOfDangerState:
+        """An event of ``kind`` with payload ``p`` applied; ``c`` copies what the
+        state keeps of ``p`` (or keeps it as it is, for the engine's own events)."""
         # (the most frequent first: a card is played at every move)
         if kind == "card-played":
             seat, card = p["seat"], p["card"]
@@ -294,7 +314,7 @@ class KingOfDanger(Engine):
         elif kind == "game-ended":
             state.result = c(p["result"])
         else:
-            raise ValueError(f"king-of-danger: unknown event type {event.type!r}")
+            raise ValueError(f"king-of-danger: unknown event type {kind!r}")
         return state
 
     def _trick_done(self, state: KingOfDangerState) -> None:
@@ -370,3 +390,8 @@ def _still_in(state: KingOfDangerState) -> list[int]:
 def _face_up(state: KingOfDangerState, seat: int) -> list[str]:
     """The face-up cards on ``seat``'s side of the table (two players; none else)."""
     return [c for c in state.face_up[seat] if c] if state.face_up else []
+
+
+def _own(value):
+    """A value of the engine's own event, kept as it is (``KingOfDanger.play``)."""
+    return value
