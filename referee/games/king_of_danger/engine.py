@@ -196,8 +196,9 @@ class KingOfDanger(Engine):
             raise NotYourTurn(f"it is seat {self._next(state)}'s turn to play"
                               if state.phase == PLAY else "no card is to be played now")
         card = move["card"]
+        from_hand = card in state.hands[seat]
         # one of ``playable``'s cards, looked for without sorting them
-        if card not in state.hands[seat] and card not in _face_up(state, seat):
+        if not from_hand and card not in _face_up(state, seat):
             # The same answer whether the card is face down under your own stack,
             # in another hand, set aside or played: a refusal must not tell where.
             raise IllegalMove("not-your-card", f"{card} is not among the cards you may play")
@@ -208,14 +209,17 @@ class KingOfDanger(Engine):
         if not names and "suit" in move:
             raise IllegalMove("suit-already-named", f"the trick suit is already"
                               f" {state.trick_suit}: play {card} without naming a suit")
-        if not self._follows(state, card, self._obliging(state, seat)):
+        suit = state.trick_suit
+        # (the seat's obliging cards are looked at, ``_follows``, only for a card off the suit)
+        if (suit is not None and suit_of(card) != suit
+                and not self._follows(state, card, self._obliging(state, seat))):
             where = "in your hand" if state.options["follow_suit"] == "hand" else "to play"
             raise IllegalMove("follow-suit", f"this is a {state.trick_suit} trick and you have"
                               f" {state.trick_suit} {where}")
         played = {"seat": seat, "card": card, "from": "hand"}
         if "suit" in move:
             played["suit"] = move["suit"]
-        if card not in state.hands[seat]:
+        if not from_hand:
             played["from"] = "table"
             under = state.face_down[seat][state.face_up[seat].index(card)]
             if under is not None:
@@ -229,7 +233,7 @@ class KingOfDanger(Engine):
             drafts.append(Draft("trick-set-aside", {"trick": number_, "cards": cards,
                                                     "leader": state.leader}))
             return drafts
-        suit = state.trick_suit or move.get("suit") or suit_of(card)
+        suit = suit or move.get("suit") or suit_of(card)
         won_by, by = winner(cards, suit)
         drafts.append(Draft("trick-won", {
             "trick": number_, "cards": cards, "suit": suit, "winner": won_by, "by": by,
