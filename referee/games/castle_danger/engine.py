@@ -206,9 +206,10 @@ class CastleDanger(Engine):
             seat = p["seat"]
             state.turn, state.moves_left, state.turn_over = seat, p["moves"], False
             state.actions = state.reveals = 0
-            state.fire = {sq: s for sq, s in state.fire.items() if sq not in p["fire_out"]}
+            if p["fire_out"]:  # (most turns put out no fire)
+                state.fire = {sq: s for sq, s in state.fire.items() if sq not in p["fire_out"]}
             for piece in state.pieces.values():
-                if piece["owner"] == seat:
+                if piece["fired"] and piece["owner"] == seat:  # (only a Cannon that fired is changed)
                     piece["fired"] = False
             consent.remember_start(state)
         elif kind in ("game-won", "game-drawn"):
