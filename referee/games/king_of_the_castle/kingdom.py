@@ -54,9 +54,9 @@ def succession(king, castles: list[dict], deck: list[str], heir: int | None) -> 
     castle that has a Lord; in each castle the men below an empty post move up
     in order; empty posts left at the bottom take the personality deck's top
     cards, highest post first; a post the empty deck cannot fill is reported."""
-    # worked out on a copy: the state's own stay as they are (only posts change
-    # here, so each castle's dict is copied and its level lists are shared)
-    castles = [dict(c) for c in castles]
+    # worked out on a copy: the state's own stay as they are (only a crowned
+    # Lord's castle changes here, and is copied then)
+    castles = list(castles)
     deck = list(deck)
     out: list[tuple[str, dict]] = []
     if king is None:
@@ -66,10 +66,12 @@ def succession(king, castles: list[dict], deck: list[str], heir: int | None) -> 
             out.append(("succession-failed", {"post": "king", "castle": None}))
         else:
             man = castles[pick]["lord"]
-            castles[pick]["lord"] = None
+            castles[pick] = {**castles[pick], "lord": None}
             out.append(("promoted", {"man": man, "post": "king", "castle": None,
                                      "from_post": "lord", "from_castle": pick + 1}))
     for i, c in enumerate(castles):
+        if c["lord"] is not None and c["seneschal"] is not None and c["master"] is not None:
+            continue  # every post held: nobody moves up, nobody is appointed
         men = [(p, c[p]) for p in POSTS if c[p] is not None]
         for j, post in enumerate(POSTS):
             if j < len(men) and men[j][0] != post:
