@@ -139,8 +139,8 @@ class KingOfDanger(Engine):
 
     # ---- moves ---------------------------------------------------------------------
 
-    def normalize(self, move: dict) -> dict:
-        return notation.normalize(move)
+    # the notation's own function, not a method calling it: asked at every move
+    normalize = staticmethod(notation.normalize)
 
     def parse_one(self, text_: str) -> dict:
         return notation.parse_one(text_)
