@@ -240,7 +240,8 @@ class KingOfDanger(Engine):
             "trackers": trackers_after(state.trackers, cards, suit, won_by)}))
         return drafts
 
-    def play(self, state: KingOfDangerState, seat: int, move: dict) -> tuple[KingOfDangerState, list[Draft]]:
+    def play(self, state: KingOfDangerState, seat: int,
+             move: dict) -> tuple[KingOfDangerState, list[Draft]]:
         """``decide`` then each event applied as ``evolve`` applies it, but for its
         copies (``Engine.play``): a move's events hold only lists its decision made
         anew (the trick's cards, the trackers), which the state may keep as they
