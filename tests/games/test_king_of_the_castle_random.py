@@ -1,13 +1,16 @@
 """Random legal games: they finish for every configuration, keep the game's
 invariants at every step, and never show a seat or a spectator what is hidden."""
 
+import json
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from referee.autoplay import random_game
-from referee.games.base import ADMIN
+from referee.games.base import ADMIN, json_copy
 from referee.games.king_of_the_castle.cards import CARD_NAMES, LETTERS, LEVEL_CARDS
+from referee.games.king_of_the_castle.evolve import APPLY
 from referee.games.king_of_the_castle.flow import clone
 from tests.games.king_of_the_castle_helpers import GAME
 
@@ -159,3 +162,56 @@ def test_no_seat_or_spectator_sees_hidden_cards_or_squires(config, n):
         assert table.engine.redact(event, ADMIN) == event.payload
     # at the end everything is shown
     assert table.engine.view(table.state, None)["all_squires"] == table.state.squires
+
+
+# ---- applying an event leaves its payload alone -----------------------------------------------
+
+def _containers(value, out):
+    """The ids of every list and dict within a JSON value."""
+    if isinstance(value, dict | list):
+        out.add(id(value))
+        for v in value.values() if isinstance(value, dict) else value:
+            _containers(v, out)
+    return out
+
+
+@pytest.mark.parametrize("config", [(2, "letters", "shuffled"), (4, "choose", "alphabetical"),
+                                    (6, "random", "shuffled")])
+def test_applying_an_event_neither_changes_nor_keeps_its_payload(config):
+    """A draft's payload is applied to the state uncopied (flow.Script): applying
+    any event must leave the payload as it was and keep none of its lists or dicts
+    (but the finished game's result, which nothing changes afterwards)."""
+    players, squires, order = config
+    table, log = random_game(GAME, players, {"squires": squires, "personality_order": order},
+                             seed=f"own{players}")
+    state = table.engine.start(log[0].payload)
+    for event in log[1:]:
+        if event.type not in APPLY:
+            continue
+        payload = json_copy(event.payload)
+        before = json.dumps(payload, sort_keys=True)
+        APPLY[event.type](state, payload)
+        assert json.dumps(payload, sort_keys=True) == before, f"{event.type} changed its payload"
+        kept = _containers(payload.get("result") if event.type == "game-ended" else None, set())
+        shared = (_containers(payload, set()) - kept) & _containers(vars(state), set())
+        assert not shared, f"the state keeps a list or dict of {event.type}'s payload"
+    assert state.result == table.state.result
+
+
+def _forks_apart(table, log):
+    state = table.state
+    fork = state.fork()
+    assert vars(fork) == vars(state)
+    shared_ok = _containers([state.options, state.names, state.result], set())
+    shared = _containers(vars(fork), set()) & _containers(vars(state), set())
+    assert not shared - shared_ok - {id(vars(state))}, "the fork shares a list or dict a move may change"
+
+
+@pytest.mark.parametrize("config", [(2, "letters", "shuffled"), (5, "choose", "alphabetical")])
+def test_a_fork_shares_nothing_a_move_changes(config):
+    """``CastleState.fork`` (what a script plays on, and a table proposes a move on)
+    copies every field but the options, the names and the result: a field added
+    to the state and left out of it fails here."""
+    players, squires, order = config
+    random_game(GAME, players, {"squires": squires, "personality_order": order}, seed=f"fork{players}",
+                on_step=_forks_apart)

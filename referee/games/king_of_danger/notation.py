@@ -8,12 +8,17 @@ from referee.games.base import MalformedMove
 from referee.games.king_of_danger.cards import DECK, TRICK_SUITS, is_wizard
 
 _FIELDS = {"type", "card", "suit"}
+_CODES = frozenset(DECK)
 
 
 def normalize(move: dict) -> dict:
     if move.get("type") != "play":
         raise MalformedMove("a King of Danger move is {\"type\": \"play\", \"card\": ...}",
                             field="type")
+    card = move.get("card")
+    if len(move) == 2 and type(card) is str and card in _CODES:
+        # the usual move, as the log records it: a card's code alone, in its normal form
+        return {"type": "play", "card": card}
     unknown = sorted(set(move) - _FIELDS)
     if unknown:
         raise MalformedMove(f"unknown field(s) {unknown}; a play has card and, for a Wizard"

@@ -25,7 +25,10 @@ BY_HIGHEST = "highest"
 
 
 def only_kings(cards: list[list]) -> bool:
-    return all(is_king(card) for _, card in cards)
+    for _, card in cards:
+        if not is_king(card):
+            return False  # (most tricks: their first card says it)
+    return True
 
 
 def winner(cards: list[list], suit: str) -> tuple[int, str]:
@@ -73,4 +76,5 @@ def trackers_after(trackers: list[int], cards: list[list], suit: str, won_by: in
         for seat in range(len(new)):
             if seat != won_by:
                 new[seat] -= 1
-    return [max(TRACKER_MIN, min(TRACKER_MAX, t)) for t in new]
+    # (compared, rather than min() and max() called for each seat: every won trick asks)
+    return [TRACKER_MIN if t < TRACKER_MIN else TRACKER_MAX if t > TRACKER_MAX else t for t in new]

@@ -131,8 +131,8 @@ class KingOfTheCastle(Engine):
 
     # ---- players' moves --------------------------------------------------------------
 
-    def normalize(self, move: dict) -> dict:
-        return notation.normalize(move)
+    # the notation's own function, not a method calling it: asked at every move
+    normalize = staticmethod(notation.normalize)
 
     def _run(self, state, in_place: bool, kind: str, payload: dict):
         script = Script(state, copied=not in_place)

@@ -1,5 +1,10 @@
 """Applying the log's events to the state. Each event is a fact already decided
-(by ``decide`` or ``settle``); applying it only writes it down."""
+(by ``decide`` or ``settle``); applying it only writes it down.
+
+Applying an event never changes its payload, and the state keeps a copy of every
+list or dict of the payload it keeps (but ``game-ended``'s result, which nothing
+changes): a draft's payload is applied as it is, uncopied (``flow.Script``; a
+test checks it over random games)."""
 
 from __future__ import annotations
 

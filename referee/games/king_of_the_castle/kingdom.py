@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from referee.games.base import json_copy
 from referee.games.king_of_the_castle.cards import ATTRIBUTES, LEVEL_CARDS, POSTS
 
 
@@ -55,7 +54,9 @@ def succession(king, castles: list[dict], deck: list[str], heir: int | None) -> 
     castle that has a Lord; in each castle the men below an empty post move up
     in order; empty posts left at the bottom take the personality deck's top
     cards, highest post first; a post the empty deck cannot fill is reported."""
-    castles = json_copy(castles)  # worked out on a copy: the state's own stay as they are
+    # worked out on a copy: the state's own stay as they are (only a crowned
+    # Lord's castle changes here, and is copied then)
+    castles = list(castles)
     deck = list(deck)
     out: list[tuple[str, dict]] = []
     if king is None:
@@ -65,10 +66,12 @@ def succession(king, castles: list[dict], deck: list[str], heir: int | None) -> 
             out.append(("succession-failed", {"post": "king", "castle": None}))
         else:
             man = castles[pick]["lord"]
-            castles[pick]["lord"] = None
+            castles[pick] = {**castles[pick], "lord": None}
             out.append(("promoted", {"man": man, "post": "king", "castle": None,
                                      "from_post": "lord", "from_castle": pick + 1}))
     for i, c in enumerate(castles):
+        if c["lord"] is not None and c["seneschal"] is not None and c["master"] is not None:
+            continue  # every post held: nobody moves up, nobody is appointed
         men = [(p, c[p]) for p in POSTS if c[p] is not None]
         for j, post in enumerate(POSTS):
             if j < len(men) and men[j][0] != post:

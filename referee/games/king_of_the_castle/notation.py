@@ -47,10 +47,14 @@ PLAY_FIELDS = {
 }
 TARGET_COUNT = {"death-by-misadventure": 1, "plague": 2}
 KEY_ORDER = ("type", "card", "castle", "targets", "attribute", "take", "seat")
+# A card's fields a play may name besides those it needs.
+_OPTIONAL = {"death-by-misadventure": {"castle"}}
+_PLAY_HEAD = frozenset(("type", "card"))
+_CARD_NAMES = frozenset(CARD_NAMES)  # (a look-up, not a walk through the list)
 
 
 def _card(value, field="card") -> str:
-    if not isinstance(value, str) or value not in CARD_NAMES:
+    if not isinstance(value, str) or value not in _CARD_NAMES:
         raise MalformedMove(f"{value!r} is not an event card", field=field)
     return value
 
@@ -80,16 +84,15 @@ def _letters(value, field: str) -> list[str]:
 def _normalize_play(move: dict) -> dict:
     card = _card(move.get("card"))
     need = PLAY_FIELDS[card]
-    given = set(move) - {"type", "card"}
-    optional = set()
-    if card == "death-by-misadventure":
-        optional = {"castle"}
-    unknown = given - need - optional
-    if unknown:
-        raise MalformedMove(f"{card} takes no {', '.join(sorted(unknown))}", field=sorted(unknown)[0])
-    missing = need - given
-    if missing:
-        raise MalformedMove(f"{card} needs {', '.join(sorted(missing))}", field=sorted(missing)[0])
+    given = move.keys() - _PLAY_HEAD
+    if given != need:  # (nearly every move names exactly the fields its card needs)
+        unknown = given - need - _OPTIONAL.get(card, set())
+        if unknown:
+            raise MalformedMove(f"{card} takes no {', '.join(sorted(unknown))}", field=sorted(unknown)[0])
+        missing = need - given
+        if missing:
+            raise MalformedMove(f"{card} needs {', '.join(sorted(missing))}", field=sorted(missing)[0])
+    # the fields are checked, and written, in the canonical order (KEY_ORDER)
     out = {"type": "play", "card": card}
     if "castle" in move:
         if move["castle"] not in (1, 2, 3) or not _is_int(move["castle"]):
@@ -120,7 +123,7 @@ def _normalize_play(move: dict) -> dict:
         if not _is_int(move["seat"]) or move["seat"] < 0:
             raise MalformedMove("seat is a seat number", field="seat")
         out["seat"] = move["seat"]
-    return {k: out[k] for k in KEY_ORDER if k in out}
+    return out
 
 
 def normalize(move: dict) -> dict:
@@ -128,7 +131,7 @@ def normalize(move: dict) -> dict:
     if kind == "play":
         return _normalize_play(move)
     if kind == "pass":
-        if set(move) != {"type"}:
+        if len(move) != 1:  # (its one key is "type")
             raise MalformedMove("pass takes no fields")
         return {"type": "pass"}
     if kind == "discard":

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from referee.games.base import GameState
+from referee.games.base import GameState, json_copy
 
 
 @dataclass(kw_only=True)
@@ -52,3 +52,32 @@ class CastleState(GameState):
     # too (the leftmost counts as largest); games created by engine version 2 or
     # earlier were scored without it, and keep that scoring.
     zero_level_lord_bonus: bool = True
+
+    def fork(self) -> CastleState:
+        """A copy sharing no list or dict with this state but those never changed in
+        place (the options, the names, the result): what a script plays a move on
+        (flow.Script) and a table proposes one on (referee/table.py). Every other
+        field is copied level by level, at a third of a pickle round trip's cost
+        (11 against 31 microseconds); a field added to the state must be copied
+        here, which a test checks over random games."""
+        other = object.__new__(CastleState)  # (copy.copy's generic protocol costs a third of the rest)
+        other.__dict__.update(self.__dict__)
+        other.castles = [{**c, "domain": c["domain"].copy(), "prestige": c["prestige"].copy(),
+                          "defence": c["defence"].copy()} for c in self.castles]
+        other.personality_deck = self.personality_deck.copy()
+        other.personality_discard = self.personality_discard.copy()
+        other.event_deck = self.event_deck.copy()
+        other.event_discard = self.event_discard.copy()
+        other.hands = [hand.copy() for hand in self.hands]
+        other.squires = [None if s is None else s.copy() for s in self.squires]
+        other.set_aside = [cards.copy() for cards in self.set_aside]
+        other.standing = self.standing.copy()
+        other.standing_fresh = self.standing_fresh.copy()
+        other.turns_taken = self.turns_taken.copy()
+        # small or None most of the time: copied whole
+        other.tasks = json_copy(self.tasks)
+        other.owed = json_copy(self.owed)
+        other.random_pending = json_copy(self.random_pending)
+        other.threat = json_copy(self.threat)
+        other.window = json_copy(self.window)
+        return other
