@@ -32,6 +32,9 @@ _STRAIGHTS = tuple(
     for places in (tuple(zip(pattern, items, strict=True)),))
 _MIDDLES = tuple(_slot(n, i) for n in (2, 3) for i in ITEMS)
 _SLOT_OF = {f"{c}{n}{i}": _slot(n, i) for c in COLOURS for n in NUMBERS for i in ITEMS}
+_DECK_NATURALS = frozenset(_SLOT_OF)
+# each natural card's bit among all four colours' places, sixteen a colour (as COLOURS)
+_DECK_BIT_OF = {code: bit << 16 * COLOURS.index(code[0]) for code, bit in _SLOT_OF.items()}
 
 
 @lru_cache(maxsize=4096)
@@ -106,15 +109,29 @@ def _colour_straights(held: int, kingdom: bool, jokers: tuple, any_card: bool) -
 
 
 # Each straight as the search with no wild card takes it: its bits (all of them
-# used up), its points, and its places with no wild card in any; gathered by the 2
-# each holds (every straight holds exactly one), each 2's in the order of _STRAIGHTS.
+# used up), its points, and its places with no wild card in any.
 _PLAIN = tuple((mask, STRAIGHT_FOUR if len(places) == 4 else STRAIGHT_THREE, (places, (None,) * len(places)))
                for places, _, mask in _STRAIGHTS)
-_PLAIN_BY_TWO = tuple((two, tuple(cand for cand in _PLAIN if cand[0] & two))
-                      for two in (_slot(2, i) for i in ITEMS))
 _TWOS = sum(_slot(2, i) for i in ITEMS)
 _THREES = sum(_slot(3, i) for i in ITEMS)
 _ENDS = sum(_slot(n, i) for n in (1, 4) for i in ITEMS)  # a straight's 1 or 4: 5 points each
+# each 2 (its bit), and the cards a straight through it may hold beside it: those
+# of the other items
+_BESIDE_TWO = tuple((_slot(2, i), sum(_slot(n, j) for n in (1, 3, 4) for j in ITEMS if j != i)) for i in ITEMS)
+_PLAIN_THROUGH = {two: [cand for cand in _PLAIN if cand[0] & two] for two, _ in _BESIDE_TWO}
+
+
+@cache
+def _through(two: int, beside: int) -> tuple[tuple, int]:
+    """The straights through the 2 ``two`` whose cards are all held, ``beside`` the
+    cards held beside it (of ``_BESIDE_TWO``), in the order of _STRAIGHTS; and
+    their bits together. Looked up, not worked out for every colour scored: a 2
+    has 512 ways of being held beside."""
+    fits = tuple(cand for cand in _PLAIN_THROUGH[two] if not cand[0] & ~(two | beside))
+    bits = 0
+    for cand in fits:
+        bits |= cand[0]
+    return fits, bits
 
 
 @lru_cache(maxsize=8192)
@@ -128,16 +145,18 @@ def _plain_straights(held: int) -> tuple[int, tuple]:
         return 0, ()
     # Only the cards of some straight count: the search over the others' places
     # only leaves them out. The same straights come back with other cards beside.
-    useful, count, first = 0, 0, None
-    for two, cands in _PLAIN_BY_TWO:
+    useful, found = 0, []
+    for two, beside in _BESIDE_TWO:
         if held & two:
-            for cand in cands:
-                if not cand[0] & ~held:
-                    useful |= cand[0]
-                    count += 1
-                    first = cand if first is None else first
-    if count <= 1:
-        return (first[1], (first[2],)) if first else (0, ())
+            fits, bits = _through(two, held & beside)
+            if fits:
+                found.append(fits)
+                useful |= bits
+    if not found:
+        return 0, ()
+    if len(found) == 1 and len(found[0]) == 1:  # one straight: nothing to choose
+        _, points, straight = found[0][0]
+        return points, (straight,)
     return _plain_search(useful)
 
 
@@ -153,30 +172,48 @@ def _plain_search(held: int) -> tuple[int, tuple]:
     finds it (ties keep the first). Without the 3s' decisions and with no table
     of positions met, it takes half the time (12 against 25 us a search, over
     the 65,536 ways of holding a colour's cards, all of which give the same answer)."""
-    options = [tuple(cand for cand in cands if not cand[0] & ~held)
-               for two, cands in _PLAIN_BY_TWO if held & two]
+    options = [_through(two, held & beside)[0] for two, beside in _BESIDE_TWO if held & two]
     threes, ends, last = held & _THREES, held & _ENDS, len(options)
+    # most[k]: the most the 2s from the k-th on make with no card taken yet, known
+    # once the search has left the k-th and every later 2 out (it does that first)
+    # and never beaten with cards taken: where the best found reaches it, nothing
+    # of the rest of the search could beat it (ties keeping the first)
+    most: list = [None] * (last - 1) + [max(points for _, points, _ in options[-1]), 0]
+    final = options[-1]
 
     def go(k: int, used: int) -> tuple[int, tuple]:
-        if k == last:
-            return 0, ()
+        if k == last - 1:  # the last 2: its first straight of the most points that fits
+            best, top = (0, ()), most[k]
+            for slots, points, found in final:
+                if not slots & used and points > best[0]:
+                    best = (points, (found,))
+                    if points == top:
+                        break
+            return best
         best = go(k + 1, used)
-        twos_left = last - k - 1
+        top = most[k]
+        if top is not None and best[0] >= top:
+            return best
+        later, twos_left = most[k + 1], last - k - 1
         for slots, points, found in options[k]:
             if slots & used:
                 continue
             after = used | slots
-            # What the 2s after this one could add: a straight each at most, as
-            # many as the 3s left, 5 points for each 1 or 4 left. Where even that
-            # could not beat the best found, the search beyond is not asked for
-            # (its answer could not change the best, ties keeping the first).
-            bound = min(STRAIGHT_FOUR * min(twos_left, (threes & ~after).bit_count()),
+            # What the 2s after this one could add: no more than they make with no
+            # card taken, nor a straight each as many as the 3s left allow, nor 5
+            # points for each 1 or 4 left. Where even that could not beat the best
+            # found, the search beyond is not asked for.
+            bound = min(later, STRAIGHT_FOUR * min(twos_left, (threes & ~after).bit_count()),
                         STRAIGHT_THREE * (ends & ~after).bit_count())
             if points + bound <= best[0]:
                 continue
             rest = go(k + 1, after)
             if points + rest[0] > best[0]:
                 best = (points + rest[0], (found,) + rest[1])
+                if top is not None and best[0] >= top:
+                    break
+        if not used:
+            most[k] = best[0]
         return best
 
     return go(0, 0)
@@ -226,22 +263,20 @@ def best_straights(naturals: frozenset, wilds: tuple,
                    any_card: bool = True) -> tuple[int, list[dict]]:
     """Jokers may serve any colour: every way of lending them to the colours is
     tried; each colour is then searched on its own (cached per set of Jokers)."""
-    if not wilds:
+    if not wilds and naturals <= _DECK_NATURALS:
         # No Joker to lend, so one way to try: each colour's cards as the bits of
-        # their places, gathered in one pass (a code no deck has goes the way below)
-        held = dict.fromkeys(COLOURS, 0)
-        for x in naturals:
-            bit = _SLOT_OF.get(x)
-            if bit is None:
-                break
-            held[x[0]] |= bit
-        else:
-            score, sets = 0, []
-            for c in COLOURS:
-                s, found = _plain_straights(held[c])
+        # their places, gathered in one sum of every card's bit among the four
+        # colours' (distinct bits: their sum is their union), not card by card (a
+        # code no deck has goes the way below)
+        held = sum(map(_DECK_BIT_OF.__getitem__, naturals))
+        score, sets = 0, []
+        for c in COLOURS:
+            s, found = _plain_straights(held & 0xFFFF)
+            held >>= 16
+            if found:
                 score += s
                 sets += _written(c, found, [])
-            return score, sets
+        return score, sets
     kingdoms = {w[0] for w in wilds if is_kingdom(w)}
     jokers = [w[1] for w in wilds if is_joker(w)]
     solved: dict = {}
