@@ -31,7 +31,6 @@ from referee.games.base import (
     on_resign_option,
     seat_option,
     stacked_deck,
-    with_move,
 )
 from referee.games.kings_keys import notation, text
 from referee.games.kings_keys.cards import deck, hand_size, is_card, sorted_cards
@@ -184,8 +183,7 @@ class KingsKeys(Engine):
             normal = self.admitted(state, seat, move)
             if normal is None:
                 return super().play(state, seat, move)
-        drafts, after = self._decide(state, seat, normal)
-        drafts = with_move(drafts, normal)
+        drafts, after = self._decide(state, seat, normal, named=normal)
         if after is None:
             for draft in drafts:
                 state = self.evolve(state, draft)
@@ -207,9 +205,12 @@ class KingsKeys(Engine):
             self._end_turn(state)
         return state, drafts
 
-    def _decide(self, state: KingsKeysState, seat: int, move: dict) -> tuple[list[Draft], list | None]:
+    def _decide(self, state: KingsKeysState, seat: int, move: dict,
+                named: dict | None = None) -> tuple[list[Draft], list | None]:
         """``decide_move``'s events, and the field the played card leaves when the
-        decision worked it out (a card played while the pile is not empty), else None."""
+        decision worked it out (a card played while the pile is not empty), else None.
+        ``named``: the move the first event names (``with_move``'s, written at once)."""
+        head = {} if named is None else {"move": named}
         if seat != state.turn or state.stage not in ("play", "choose"):
             raise NotYourTurn(f"it is seat {state.turn}'s turn")
         if move["type"] == "choose":
@@ -221,7 +222,7 @@ class KingsKeys(Engine):
                 pile = []
             else:
                 pile = self._target(state.field, state.drawn, move["take"])
-            return [Draft("chose", {"seat": seat, "card": state.drawn, "took": pile})], None
+            return [Draft("chose", {**head, "seat": seat, "card": state.drawn, "took": pile})], None
         if state.stage == "choose":
             raise IllegalMove("choose-first", f"first choose what {state.drawn} takes")
         card = move["card"]
@@ -238,7 +239,7 @@ class KingsKeys(Engine):
                 raise IllegalMove("take-needed", f"{card} could take {_say(options)}: name one"
                                   " with take", options=[p[0] for p in options])
             took = list(options[0]) if options else []
-        drafts = [Draft("played", {"seat": seat, "card": card, "took": took})]
+        drafts = [Draft("played", {**head, "seat": seat, "card": card, "took": took})]
         after = None
         if state.pile:
             after = without(state.field, took) if took else left_in(state.field, card)

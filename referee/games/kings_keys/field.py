@@ -127,8 +127,13 @@ def left_in(field: list[list[str]], card: str) -> list[list[str]]:
     # the only count that changes.
     if len(card) != 3:
         return Grouped(field + [[card]])
-    k0, k2 = card[0], card[2]
-    same = [j for j, pile in enumerate(field) if len(pile[0]) == 3 and pile[0][0] == k0 and pile[0][2] == k2]
+    try:
+        # (the card's row of matches: the naturals among them are those of its kind)
+        row = _MATCHES[card]
+        same = [j for j, pile in enumerate(field) if row[pile[0]] and len(pile[0]) == 3]
+    except (KeyError, TypeError):  # a code no deck has (a forged log's): read card by card
+        k0, k2 = card[0], card[2]
+        same = [j for j, pile in enumerate(field) if len(pile[0]) == 3 and pile[0][0] == k0 and pile[0][2] == k2]
     if not same:
         return Grouped(field + [[card]])
     first = same[0]
