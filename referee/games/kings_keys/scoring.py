@@ -250,15 +250,26 @@ def best_joker_sets(naturals: frozenset, wilds: tuple,
 # ---- the whole collection ------------------------------------------------------------
 
 
+def _natural_and_wild(cards: list[str]) -> tuple[frozenset, tuple]:
+    """The natural cards of a collection, and its wild cards in the deck's order."""
+    try:
+        naturals = _DECK_NATURALS.intersection(cards)
+    except TypeError:  # a card that is no code at all (a forged log's): read one by one below
+        naturals = None
+    if naturals is not None and len(naturals) == len(cards):
+        return naturals, ()  # naturals of the deck, each once (a game without wild cards)
+    # (is_natural written out: every card of every collection scored)
+    naturals = frozenset([c for c in cards if len(c) == 3])
+    return naturals, tuple(sorted_cards([c for c in cards if len(c) != 3]))
+
+
 def best_arrangement(cards: list[str], any_card: bool = True) -> dict:
     """The arrangement scoring the most points, category by category, as shown in
     a hand's result: ``{"kingdom": [...], "straights": [...], "joker": [...],
     "points": {"kingdom": k, "straights": s, "joker": j}, "total": t}``.
     ``any_card``: a wild card may stand for a card the collection holds (the
     default reading; False for the house rule ``wild_stands_for: not-held``)."""
-    # (is_natural written out: every card of every collection scored)
-    naturals = frozenset([c for c in cards if len(c) == 3])
-    wilds = tuple(sorted_cards([c for c in cards if len(c) != 3]))
+    naturals, wilds = _natural_and_wild(cards)
     k, kingdom = best_kingdom_sets(naturals, wilds, any_card)
     s, straights = best_straights(naturals, wilds, any_card)
     j, joker = best_joker_sets(naturals, wilds, any_card)
