@@ -32,6 +32,7 @@ from referee.games.base import (
     seat_option,
     stacked_deck,
 )
+from referee.games.copying import large_json_copy
 from referee.games.kings_keys import notation, text
 from referee.games.kings_keys.cards import deck, hand_size, is_card, sorted_cards
 from referee.games.kings_keys.field import (
@@ -322,7 +323,7 @@ class KingsKeys(Engine):
             self._end_turn(state)
         elif t == "hand-scored":
             state.totals = list(p["totals"])
-            state.last_hand = json_copy(p)  # never share a logged payload
+            state.last_hand = large_json_copy(p)  # never share a logged payload
             state.hands_played += 1
             state.dealt_by[state.dealer] += 1
             state.dealer = (state.dealer + 1) % state.players
