@@ -138,9 +138,9 @@ class KingsKeys(Engine):
         wild = state.options["wild_cards"]
         cards = stacked_deck(state.options, "deck", state.deals, deck(wild), rng)
         n, per = state.players, hand_size(state.players, wild)
-        hands = [[] for _ in range(n)]
-        for k in range(n * per):
-            hands[(state.dealer + 1 + k) % n].append(cards[k])
+        # one card at a time from the seat left of the dealer: card k to seat
+        # (dealer + 1 + k) mod n, so each seat's cards are every n-th, sliced
+        hands = [cards[(s - state.dealer - 1) % n:n * per:n] for s in range(n)]
         field_size = {3: 10, 4: 8}[n]
         laid = cards[n * per:n * per + field_size]
         return Draft("dealt", {
