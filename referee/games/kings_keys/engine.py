@@ -34,7 +34,7 @@ from referee.games.base import (
 )
 from referee.games.copying import large_json_copy
 from referee.games.kings_keys import notation, text
-from referee.games.kings_keys.cards import deck, hand_size, is_card, sorted_cards
+from referee.games.kings_keys.cards import ALL_CARDS, deck, hand_size, sorted_cards
 from referee.games.kings_keys.field import (
     completes_group,
     fours,
@@ -211,7 +211,6 @@ class KingsKeys(Engine):
         """``decide_move``'s events, and the field the played card leaves when the
         decision worked it out (a card played while the pile is not empty), else None.
         ``named``: the move the first event names (``with_move``'s, written at once)."""
-        head = {} if named is None else {"move": named}
         if seat != state.turn or state.stage not in ("play", "choose"):
             raise NotYourTurn(f"it is seat {state.turn}'s turn")
         if move["type"] == "choose":
@@ -223,7 +222,7 @@ class KingsKeys(Engine):
                 pile = []
             else:
                 pile = self._target(state.field, state.drawn, move["take"])
-            return [Draft("chose", {**head, "seat": seat, "card": state.drawn, "took": pile})], None
+            return [Draft("chose", _named(named, {"seat": seat, "card": state.drawn, "took": pile}))], None
         if state.stage == "choose":
             raise IllegalMove("choose-first", f"first choose what {state.drawn} takes")
         card = move["card"]
@@ -240,7 +239,8 @@ class KingsKeys(Engine):
                 raise IllegalMove("take-needed", f"{card} could take {_say(options)}: name one"
                                   " with take", options=[p[0] for p in options])
             took = list(options[0]) if options else []
-        drafts = [Draft("played", {**head, "seat": seat, "card": card, "took": took})]
+        drafts = [Draft("played", {"move": named, "seat": seat, "card": card, "took": took} if named is not None
+                        else {"seat": seat, "card": card, "took": took})]
         after = None
         if state.pile:
             after = without(state.field, took) if took else left_in(state.field, card)
@@ -429,6 +429,14 @@ def final_result(totals: list[int]) -> dict:
     return {"winners": winners, "reason": reason, "scores": list(totals)}
 
 
+_CODES = frozenset(ALL_CARDS)
+
+
+def _named(move: dict | None, payload: dict) -> dict:
+    """``payload`` naming ``move`` first (as ``with_move`` writes it), or as it is."""
+    return payload if move is None else {"move": move, **payload}
+
+
 def _plain_play(move) -> dict | None:
     """The normal form of ``{"type": "play", "card": ...}`` naming a card as the
     deck writes it, as ``Engine.admitted`` gives it while a hand card is to be played
@@ -438,7 +446,7 @@ def _plain_play(move) -> dict | None:
     ``evolve``, a replay of King's Keys logs runs 3.4 % fewer instructions.)"""
     if type(move) is dict and len(move) == 2 and move.get("type") == "play":
         card = move.get("card")
-        if type(card) is str and is_card(card):
+        if type(card) is str and card in _CODES:  # (is_card, the string known)
             return {"type": "play", "card": card}
     return None
 
