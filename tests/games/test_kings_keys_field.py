@@ -57,3 +57,13 @@ def test_a_field_as_logged_is_grouped_again_whole():
     grouped = left_in(loose, other)
     assert pickle.loads(pickle.dumps(grouped)) == grouped  # a state holding it still pickles
     assert type(pickle.loads(pickle.dumps(grouped))) is Grouped
+
+
+def test_the_rows_takeable_looks_up_say_what_matches_says():
+    from referee.games.kings_keys.field import _MATCHES, matches, takeable
+
+    assert all(_MATCHES[a][b] == matches(a, b) for a in ALL_CARDS for b in ALL_CARDS)
+    # a code no deck has, played or in the field (a forged log's), is asked of matches
+    field = [["R1A"], ["R9A"], ["G2S"], ["R*"]]
+    assert takeable(field, "R4A") == [["R1A"], ["R9A"], ["R*"]]
+    assert takeable(field, "R7A") == [["R1A"], ["R9A"], ["R*"]]

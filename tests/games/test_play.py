@@ -30,6 +30,18 @@ ODD_MOVES = [{"type": "offer-draw"}, {"type": "take-back"}, {"type": "accept"}, 
              {"type": "end", "extra": 1}, {"type": "resign", "why": "no"}]
 
 
+def _written_otherwise(move):
+    """The same move written as a player may write it (a card code in small letters
+    or padded, a field too many, a card that is no string): King's Keys reads the
+    common shape of a play without normalize's checks, and these must still go
+    through them."""
+    if not isinstance(move, dict) or not isinstance(move.get("card"), str):
+        return []
+    card = move["card"]
+    return [{**move, "card": card.lower()}, {**move, "card": f" {card}"}, {**move, "extra": 1},
+            {**move, "card": [card]}, {"card": card, "type": "play"}]
+
+
 def _outcome(call):
     try:
         return "ok", call()
@@ -65,6 +77,9 @@ def test_play_is_decide_then_evolve(game, players, options):
         for seat in range(players):
             moves = engine.legal(state, seat) if seat in acting else []
             sample = rnd.sample(moves, min(4, len(moves))) + rnd.sample(ODD_MOVES, 2)
+            sample += [odd for move in sample[:1] for odd in _written_otherwise(move)]
+            if seat not in acting and acting:  # another seat's move, out of turn
+                sample += engine.legal(state, acting[0])[:1]
             for move in sample:
                 _same_as_decide_then_evolve(engine, state, seat, move)
                 checked["ok"] += 1

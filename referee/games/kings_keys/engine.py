@@ -31,8 +31,8 @@ from referee.games.base import (
     on_resign_option,
     seat_option,
     stacked_deck,
-    with_move,
 )
+from referee.games.copying import large_json_copy
 from referee.games.kings_keys import notation, text
 from referee.games.kings_keys.cards import deck, hand_size, sorted_cards
 from referee.games.kings_keys.field import (
@@ -138,9 +138,9 @@ class KingsKeys(Engine):
         wild = state.options["wild_cards"]
         cards = stacked_deck(state.options, "deck", state.deals, deck(wild), rng)
         n, per = state.players, hand_size(state.players, wild)
-        hands = [[] for _ in range(n)]
-        for k in range(n * per):
-            hands[(state.dealer + 1 + k) % n].append(cards[k])
+        # one card at a time from the seat left of the dealer: card k to seat
+        # (dealer + 1 + k) mod n, so each seat's cards are every n-th, sliced
+        hands = [cards[(s - state.dealer - 1) % n:n * per:n] for s in range(n)]
         field_size = {3: 10, 4: 8}[n]
         laid = cards[n * per:n * per + field_size]
         return Draft("dealt", {
@@ -176,13 +176,17 @@ class KingsKeys(Engine):
         """A card played and its draw decided and applied in one pass (``Engine.play``):
         the field the played card leaves, which the decision works out to see what
         the drawn card may take, is the field the played event leaves, not worked
-        out again. Anything else (a choice, the pile's last card, a resignation, a
-        refusal) as ``decide`` then ``evolve``."""
-        normal = self.admitted(state, seat, move)
+        out again, and the drawn event is applied as ``evolve_event`` applies it.
+        Anything else (a choice, the pile's last card, a resignation, a refusal) as
+        ``decide`` then ``evolve``."""
+        # (a plain play while a hand card is to be played, no step due and the game
+        # on: what admitted gives it, each of its checks passing; any other, admitted's)
+        normal = notation.plain_play(move) if state.stage == "play" and state.result is None else None
         if normal is None:
-            return super().play(state, seat, move)
-        drafts, after = self._decide(state, seat, normal)
-        drafts = with_move(drafts, normal)
+            normal = self.admitted(state, seat, move)
+            if normal is None:
+                return super().play(state, seat, move)
+        drafts, after = self._decide(state, seat, normal, named=normal)
         if after is None:
             for draft in drafts:
                 state = self.evolve(state, draft)
@@ -193,14 +197,22 @@ class KingsKeys(Engine):
         if took:
             state.collected[seat] += [card] + list(took)
         state.field = after
-        state.stage = "draw"
-        for draft in drafts[1:]:
-            state = self.evolve(state, draft)
+        # the drawn event, as evolve_event applies it
+        drawn = drafts[1].payload
+        state.pile.pop(0)
+        if "choices" in drawn:
+            state.drawn = drawn["card"]
+            state.stage = "choose"
+        else:
+            self._lay(state, seat, drawn["card"], drawn["took"])
+            self._end_turn(state)
         return state, drafts
 
-    def _decide(self, state: KingsKeysState, seat: int, move: dict) -> tuple[list[Draft], list | None]:
+    def _decide(self, state: KingsKeysState, seat: int, move: dict,
+                named: dict | None = None) -> tuple[list[Draft], list | None]:
         """``decide_move``'s events, and the field the played card leaves when the
-        decision worked it out (a card played while the pile is not empty), else None."""
+        decision worked it out (a card played while the pile is not empty), else None.
+        ``named``: the move the first event names (``with_move``'s, written at once)."""
         if seat != state.turn or state.stage not in ("play", "choose"):
             raise NotYourTurn(f"it is seat {state.turn}'s turn")
         if move["type"] == "choose":
@@ -212,7 +224,7 @@ class KingsKeys(Engine):
                 pile = []
             else:
                 pile = self._target(state.field, state.drawn, move["take"])
-            return [Draft("chose", {"seat": seat, "card": state.drawn, "took": pile})], None
+            return [Draft("chose", _named(named, {"seat": seat, "card": state.drawn, "took": pile}))], None
         if state.stage == "choose":
             raise IllegalMove("choose-first", f"first choose what {state.drawn} takes")
         card = move["card"]
@@ -229,7 +241,8 @@ class KingsKeys(Engine):
                 raise IllegalMove("take-needed", f"{card} could take {_say(options)}: name one"
                                   " with take", options=[p[0] for p in options])
             took = list(options[0]) if options else []
-        drafts = [Draft("played", {"seat": seat, "card": card, "took": took})]
+        drafts = [Draft("played", {"move": named, "seat": seat, "card": card, "took": took} if named is not None
+                        else {"seat": seat, "card": card, "took": took})]
         after = None
         if state.pile:
             after = without(state.field, took) if took else left_in(state.field, card)
@@ -312,7 +325,7 @@ class KingsKeys(Engine):
             self._end_turn(state)
         elif t == "hand-scored":
             state.totals = list(p["totals"])
-            state.last_hand = json_copy(p)  # never share a logged payload
+            state.last_hand = large_json_copy(p)  # never share a logged payload
             state.hands_played += 1
             state.dealt_by[state.dealer] += 1
             state.dealer = (state.dealer + 1) % state.players
@@ -416,6 +429,11 @@ def final_result(totals: list[int]) -> dict:
         reason = (f"draw: seats {', '.join(map(str, winners))} tie on {best}"
                   " after every seat dealt three times")
     return {"winners": winners, "reason": reason, "scores": list(totals)}
+
+
+def _named(move: dict | None, payload: dict) -> dict:
+    """``payload`` naming ``move`` first (as ``with_move`` writes it), or as it is."""
+    return payload if move is None else {"move": move, **payload}
 
 
 def _say(piles: list[list[str]]) -> str:

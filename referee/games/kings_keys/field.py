@@ -6,12 +6,11 @@ of one colour and item put together at the deal. A card takes a whole pile.
 
 from __future__ import annotations
 
-from functools import cache
-
 from referee.games.kings_keys.cards import (
     ALL_CARDS,
+    NATURALS,
+    WILDS,
     colour,
-    is_card,
     is_natural,
     is_wild,
     item,
@@ -33,22 +32,36 @@ def matches(played: str, other: str) -> bool:
     return item(wild) == item(natural)
 
 
-@cache
-def _matches_of(card: str) -> dict[str, bool]:
-    """Whether ``card`` (of the deck) matches each card of the deck, looked up: asked
-    once per card (when it first looks at a field), not for every pile each time."""
-    return {other: matches(card, other) for other in ALL_CARDS}
+def _match_rows() -> dict[str, dict[str, bool]]:
+    """Whether each card of the deck matches each other, a row for each card, as
+    ``matches`` says: a natural card the naturals of its kind (itself too), the
+    Kingdom card of its colour and the Joker of its item; a wild card the naturals
+    of its colour or item. (Made from the naturals gathered by kind, colour and
+    item: 0.1 ms, where asking ``matches`` of each pair takes 2.5.)"""
+    by_kind: dict[str, list[str]] = {}
+    for c in NATURALS:
+        by_kind.setdefault(kind(c), []).append(c)
+    matching = {}
+    for c in NATURALS:
+        matching[c] = by_kind[kind(c)] + [f"{c[0]}*", f"*{c[2]}"]
+    for w in WILDS:  # (a Kingdom card's code begins with its colour, a Joker's ends with its item)
+        matching[w] = [c for c in NATURALS if c[0] == w[0] or c[2] == w[1]]
+    return {card: dict.fromkeys(ALL_CARDS, False) | dict.fromkeys(matching[card], True) for card in ALL_CARDS}
+
+
+# looked up for every pile a card played or drawn could take, not asked pile by pile
+# (a test holds the rows to ``matches``)
+_MATCHES = _match_rows()
 
 
 def takeable(field: list[list[str]], card: str) -> list[list[str]]:
     """The piles ``card`` could take, in field order (a pile matches when its
     first card does: a group's cards are all of one kind)."""
-    row = _matches_of(card) if is_card(card) else None
-    if row is not None:
-        try:
-            return [pile for pile in field if row[pile[0]]]
-        except (KeyError, TypeError):
-            pass  # not a card of the deck (a forged log's): asked as ever, below
+    try:
+        row = _MATCHES[card]
+        return [pile for pile in field if row[pile[0]]]
+    except (KeyError, TypeError):
+        pass  # not a card of the deck, or a pile's first not one (a forged log's): asked as ever, below
     return [pile for pile in field if matches(card, pile[0])]
 
 
@@ -114,8 +127,13 @@ def left_in(field: list[list[str]], card: str) -> list[list[str]]:
     # the only count that changes.
     if len(card) != 3:
         return Grouped(field + [[card]])
-    k0, k2 = card[0], card[2]
-    same = [j for j, pile in enumerate(field) if len(pile[0]) == 3 and pile[0][0] == k0 and pile[0][2] == k2]
+    try:
+        # (the card's row of matches: the naturals among them are those of its kind)
+        row = _MATCHES[card]
+        same = [j for j, pile in enumerate(field) if row[pile[0]] and len(pile[0]) == 3]
+    except (KeyError, TypeError):  # a code no deck has (a forged log's): read card by card
+        k0, k2 = card[0], card[2]
+        same = [j for j, pile in enumerate(field) if len(pile[0]) == 3 and pile[0][0] == k0 and pile[0][2] == k2]
     if not same:
         return Grouped(field + [[card]])
     first = same[0]

@@ -22,10 +22,13 @@ tries every use of the wild cards, not the first that looks good.
 from __future__ import annotations
 
 from functools import cache
+from itertools import groupby
+from operator import itemgetter
 
 from referee.games.kings_keys.cards import (
     COLOURS,
     ITEMS,
+    NATURALS,
     NUMBERS,
     is_joker,
     is_kingdom,
@@ -73,6 +76,11 @@ def best_kingdom_sets(naturals: frozenset, wilds: tuple,
         # held three or four times is a set (what the search below finds then).
         sets = []
         for codes in _KINGDOM_GROUPS:
+            # (the four looked up before a list is made: most colours and numbers
+            # are held fewer than three times)
+            a, b, c, d = codes
+            if (a in naturals) + (b in naturals) + (c in naturals) + (d in naturals) < 3:
+                continue
             held = [code for code in codes if code in naturals]
             if len(held) >= 3:
                 points = KINGDOM_FOUR if len(held) == 4 else KINGDOM_THREE
@@ -131,6 +139,29 @@ def best_kingdom_sets(naturals: frozenset, wilds: tuple,
 
 # ---- the Joker: sets of one item -----------------------------------------------------
 
+_DECK_NATURALS = frozenset(NATURALS)
+# each natural card's place among them ordered by item (as ITEMS), then as the deck
+# orders them: an item's cards come together, in the order its set shows them
+_ITEM_FIRST = {code: ITEMS.index(code[2]) * len(NATURALS) + k for k, code in enumerate(NATURALS)}
+_NUMBER_OF = {code: int(code[1]) for code in NATURALS}
+
+
+def _deck_joker_sets(naturals: frozenset) -> tuple[int, list[dict]]:
+    """``best_joker_sets`` of cards of the deck without wild cards: each item's
+    cards gathered by one sort rather than one by one (a third fewer instructions;
+    any other card goes the way that reads it as it always did)."""
+    sets, score = [], 0
+    for i, cards in groupby(sorted(naturals, key=_ITEM_FIRST.__getitem__), key=itemgetter(2)):
+        held = list(cards)
+        total = sum(map(_NUMBER_OF.__getitem__, held))
+        points = joker_points(total)
+        if points:
+            sets.append({"set": "joker-set", "item": i, "count": total, "cards": held,
+                         "stands_for": {}, "points": points})
+            score += points
+    return score, sets
+
+
 
 def best_joker_sets(naturals: frozenset, wilds: tuple,
                     any_card: bool = True) -> tuple[int, list[dict]]:
@@ -138,6 +169,8 @@ def best_joker_sets(naturals: frozenset, wilds: tuple,
     if not wilds:
         # Without wild cards each item's cards are its set, if they add to enough
         # (what the search below finds then).
+        if naturals <= _DECK_NATURALS:
+            return _deck_joker_sets(naturals)
         # (each item's cards added up first, then its set written from the last item
         # back, as the search does: a forged log's odd card fails as it always did)
         by_item: dict[str, list[str]] = {i: [] for i in ITEMS}
@@ -217,15 +250,26 @@ def best_joker_sets(naturals: frozenset, wilds: tuple,
 # ---- the whole collection ------------------------------------------------------------
 
 
+def _natural_and_wild(cards: list[str]) -> tuple[frozenset, tuple]:
+    """The natural cards of a collection, and its wild cards in the deck's order."""
+    try:
+        naturals = _DECK_NATURALS.intersection(cards)
+    except TypeError:  # a card that is no code at all (a forged log's): read one by one below
+        naturals = None
+    if naturals is not None and len(naturals) == len(cards):
+        return naturals, ()  # naturals of the deck, each once (a game without wild cards)
+    # (is_natural written out: every card of every collection scored)
+    naturals = frozenset([c for c in cards if len(c) == 3])
+    return naturals, tuple(sorted_cards([c for c in cards if len(c) != 3]))
+
+
 def best_arrangement(cards: list[str], any_card: bool = True) -> dict:
     """The arrangement scoring the most points, category by category, as shown in
     a hand's result: ``{"kingdom": [...], "straights": [...], "joker": [...],
     "points": {"kingdom": k, "straights": s, "joker": j}, "total": t}``.
     ``any_card``: a wild card may stand for a card the collection holds (the
     default reading; False for the house rule ``wild_stands_for: not-held``)."""
-    # (is_natural written out: every card of every collection scored)
-    naturals = frozenset([c for c in cards if len(c) == 3])
-    wilds = tuple(sorted_cards([c for c in cards if len(c) != 3]))
+    naturals, wilds = _natural_and_wild(cards)
     k, kingdom = best_kingdom_sets(naturals, wilds, any_card)
     s, straights = best_straights(naturals, wilds, any_card)
     j, joker = best_joker_sets(naturals, wilds, any_card)
