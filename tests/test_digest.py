@@ -146,25 +146,25 @@ def test_the_hour_that_the_clocks_skip_or_repeat(client, service, smtp):
         ann = player(client, service, "ann", notices="daily", digest_hour=2, timezone=paris)
         bob = player(client, service, "bob")
         waiting_on(client, ann, bob, {"seed": 4})
-    sent = []
-    # every quarter of an hour across the night the clocks jump: one digest a local day
-    t = datetime.datetime(2026, 3, 27, 23, 0, tzinfo=datetime.UTC)
-    while t < datetime.datetime(2026, 3, 30, 3, 0, tzinfo=datetime.UTC):
-        if run_at(service, t.isoformat()):
-            sent.append(t.isoformat())
-        t += datetime.timedelta(minutes=15)
-    assert sent == ["2026-03-28T01:00:00+00:00",  # 02:00 CET
-                    "2026-03-29T01:00:00+00:00",  # 03:00 CEST: 02:00 was skipped
-                    "2026-03-30T00:00:00+00:00"]  # 02:00 CEST
+
+    def sent_between(start: datetime.datetime, end: datetime.datetime) -> list[str]:
+        """The moments, every quarter of an hour from ``start`` to ``end``, a digest went."""
+        sent, t = [], start.replace(tzinfo=datetime.UTC)
+        while t < end.replace(tzinfo=datetime.UTC):
+            if run_at(service, t.isoformat()):
+                sent.append(t.isoformat())
+            t += datetime.timedelta(minutes=15)
+        return sent
+
+    # across the night the clocks jump: one digest a local day
+    assert sent_between(datetime.datetime(2026, 3, 27, 23), datetime.datetime(2026, 3, 30, 3)) == [
+        "2026-03-28T01:00:00+00:00",  # 02:00 CET
+        "2026-03-29T01:00:00+00:00",  # 03:00 CEST: 02:00 was skipped
+        "2026-03-30T00:00:00+00:00"]  # 02:00 CEST
     # and the night the clocks go back: 02:00 twice, one digest
-    sent = []
-    t = datetime.datetime(2026, 10, 24, 22, 0, tzinfo=datetime.UTC)
-    while t < datetime.datetime(2026, 10, 26, 2, 0, tzinfo=datetime.UTC):
-        if run_at(service, t.isoformat()):
-            sent.append(t.isoformat())
-        t += datetime.timedelta(minutes=15)
-    assert sent == ["2026-10-25T00:00:00+00:00",  # 02:00 CEST, the first 02:00
-                    "2026-10-26T01:00:00+00:00"]  # 02:00 CET
+    assert sent_between(datetime.datetime(2026, 10, 24, 22), datetime.datetime(2026, 10, 26, 2)) == [
+        "2026-10-25T00:00:00+00:00",  # 02:00 CEST, the first 02:00
+        "2026-10-26T01:00:00+00:00"]  # 02:00 CET
     days = [m["Message-ID"].split(".")[2].split("@")[0] for m in digests_to(smtp, "ann@example.org")]
     assert days == ["2026-03-28", "2026-03-29", "2026-03-30", "2026-10-25", "2026-10-26"]
 

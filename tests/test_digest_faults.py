@@ -24,7 +24,7 @@ from referee.players.store import players_of
 from referee.store import open_store
 from referee.system import assemble
 from tests.conftest import free_port
-from tests.test_mail_faults import kill, mail_env, wait_up
+from tests.test_mail_faults import kill, mail_env, mode_store, serve_and_sender, wait_up
 from tests.test_redis_faults import call, spawn
 
 
@@ -77,10 +77,9 @@ def test_a_sender_killed_mid_digest_leaves_it_sent_once_and_after_the_server_too
     smtp = SmtpServer()
     port = free_port()
     base = f"http://127.0.0.1:{port}"
-    url = f"sqlite:///{tmp_path}/referee.db" if mode == "serve-sqlite" else request.getfixturevalue("redis_url")
+    url = mode_store(mode, tmp_path, request)
     env = mail_env(smtp, url)
-    serve = spawn("serve", "--port", str(port), "--threads", "4", env=env)
-    sender = serve if mode == "serve-sqlite" else spawn("worker", env=env)
+    serve, sender = serve_and_sender(mode, port, env)
     procs = [serve, sender]
     here = assemble(open_store(url))  # the test's own view of the same store
     due = next(s for s in here.senders if isinstance(s, Digests)).store

@@ -44,6 +44,18 @@ def wait_up(base, proc, within=40.0):
     raise AssertionError("referee serve did not start")
 
 
+def mode_store(mode: str, tmp_path, request) -> str:
+    """The store of a ``serve-sqlite`` or ``worker-redis`` run."""
+    return f"sqlite:///{tmp_path}/referee.db" if mode == "serve-sqlite" else request.getfixturevalue("redis_url")
+
+
+def serve_and_sender(mode: str, port: int, env: dict):
+    """`referee serve` on ``port``, and the process that sends the mail: serve itself
+    on SQLite (its embedded sender), a `referee worker` beside it on Redis."""
+    serve = spawn("serve", "--port", str(port), "--threads", "4", env=env)
+    return serve, serve if mode == "serve-sqlite" else spawn("worker", env=env)
+
+
 def kill(proc):
     if proc.poll() is None:
         os.killpg(proc.pid, signal.SIGKILL)
@@ -139,10 +151,9 @@ def test_a_sender_killed_with_notices_in_flight_loses_none(tmp_path, request, mo
     smtp.inbox.delay = 1.5  # a slow server: the sender is mid-message when it is killed
     port = free_port()
     base = f"http://127.0.0.1:{port}"
-    store = f"sqlite:///{tmp_path}/referee.db" if mode == "serve-sqlite" else request.getfixturevalue("redis_url")
+    store = mode_store(mode, tmp_path, request)
     env = mail_env(smtp, store)
-    serve = spawn("serve", "--port", str(port), "--threads", "4", env=env)
-    sender = serve if mode == "serve-sqlite" else spawn("worker", env=env)
+    serve, sender = serve_and_sender(mode, port, env)
     procs = [serve, sender]
     try:
         wait_up(base, serve)

@@ -8,7 +8,6 @@ from __future__ import annotations
 import os
 import random
 import signal
-import subprocess
 import time
 
 import redis
@@ -18,7 +17,7 @@ from referee.api import create_app
 from referee.queue import RQQueue
 from referee.store import open_store
 from referee.system import assemble
-from tests.conftest import free_port, redis_server_binary
+from tests.conftest import free_port, start_redis_server
 from tests.helpers import Game
 from tests.test_workers import worker
 
@@ -35,18 +34,8 @@ class QueueRedis:
         self.start()
 
     def start(self) -> None:
-        self.proc = subprocess.Popen(
-            [redis_server_binary(), "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
-             "--appendonly", "no", "--dir", str(self.dir), "--loglevel", "warning"],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        deadline = time.monotonic() + 20
-        while True:
-            try:
-                redis.Redis(port=self.port).ping()
-                return
-            except redis.ConnectionError:
-                assert time.monotonic() < deadline and self.proc.poll() is None, "no queue Redis"
-                time.sleep(0.02)
+        self.proc = start_redis_server(self.port, self.dir, "--save", "", "--appendonly", "no",
+                                       "--loglevel", "warning")
 
     def kill(self) -> None:
         self.proc.send_signal(signal.SIGKILL)

@@ -18,7 +18,7 @@ import urllib.request
 
 import redis
 
-from tests.conftest import free_port, redis_server_binary
+from tests.conftest import free_port, start_redis_server
 
 
 class DurableRedis:
@@ -31,18 +31,8 @@ class DurableRedis:
         self.start()
 
     def start(self):
-        self.proc = subprocess.Popen(
-            [redis_server_binary(), "--port", str(self.port), "--bind", "127.0.0.1", "--dir", str(self.folder),
-             "--appendonly", "yes", "--appendfsync", "always", "--save", "", "--daemonize", "no"],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        deadline = time.time() + 20
-        while True:
-            try:
-                redis.Redis(port=self.port).ping()
-                return
-            except (redis.ConnectionError, redis.BusyLoadingError):
-                assert time.time() < deadline and self.proc.poll() is None, "redis-server did not start"
-                time.sleep(0.05)
+        self.proc = start_redis_server(self.port, self.folder, "--appendonly", "yes", "--appendfsync", "always",
+                                       "--save", "")
 
     def kill(self):
         self.proc.send_signal(signal.SIGKILL)

@@ -197,15 +197,7 @@ class KingsKeys(Engine):
         if took:
             state.collected[seat] += [card] + list(took)
         state.field = after
-        # the drawn event, as evolve_event applies it
-        drawn = drafts[1].payload
-        state.pile.pop(0)
-        if "choices" in drawn:
-            state.drawn = drawn["card"]
-            state.stage = "choose"
-        else:
-            self._lay(state, seat, drawn["card"], drawn["took"])
-            self._end_turn(state)
+        self._draw(state, drafts[1].payload)  # the drawn event, as evolve_event applies it
         return state, drafts
 
     def _decide(self, state: KingsKeysState, seat: int, move: dict,
@@ -241,8 +233,7 @@ class KingsKeys(Engine):
                 raise IllegalMove("take-needed", f"{card} could take {_say(options)}: name one"
                                   " with take", options=[p[0] for p in options])
             took = list(options[0]) if options else []
-        drafts = [Draft("played", {"move": named, "seat": seat, "card": card, "took": took} if named is not None
-                        else {"seat": seat, "card": card, "took": took})]
+        drafts = [Draft("played", _named(named, {"seat": seat, "card": card, "took": took}))]
         after = None
         if state.pile:
             after = without(state.field, took) if took else left_in(state.field, card)
@@ -312,13 +303,7 @@ class KingsKeys(Engine):
             else:
                 self._end_turn(state)
         elif t == "drawn":
-            state.pile.pop(0)
-            if p.get("choices"):
-                state.drawn = p["card"]
-                state.stage = "choose"
-            else:
-                self._lay(state, p["seat"], p["card"], p["took"])
-                self._end_turn(state)
+            self._draw(state, p)
         elif t == "chose":
             self._lay(state, p["seat"], p["card"], p["took"])
             state.drawn = None
@@ -337,6 +322,17 @@ class KingsKeys(Engine):
         else:
             raise ValueError(f"unknown King's Keys event {t!r}")
         return state
+
+    def _draw(self, state: KingsKeysState, p: dict) -> None:
+        """A ``drawn`` event applied: the pile's top card waits for its seat's choice,
+        or is laid (taking its pile, if any) and the turn ends."""
+        state.pile.pop(0)
+        if p.get("choices"):
+            state.drawn = p["card"]
+            state.stage = "choose"
+        else:
+            self._lay(state, p["seat"], p["card"], p["took"])
+            self._end_turn(state)
 
     @staticmethod
     def _lay(state: KingsKeysState, seat: int, card: str, took: list[str]) -> None:
